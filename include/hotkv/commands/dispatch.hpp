@@ -1,0 +1,47 @@
+// From parsed arguments to an executed command: the checks every command goes through before
+// its handler (unknown name, arity, authentication), the routing decision (run here, hop to one
+// shard, or run atomically over several), and execution with statistics. No asio here: the
+// connection performs the hops the route asks for.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "hotkv/commands/client_session.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/resp/writer.hpp"
+#include "hotkv/shard/engine.hpp"
+
+namespace hotkv {
+
+enum class RouteKind {
+  kLocal,   // keys (if any) all on the caller's shard, or a keyless command
+  kRemote,  // keys all on one other shard: `shard`
+  kAtomic,  // keys on several shards, or a whole-keyspace command: `shards`
+};
+
+struct Route {
+  RouteKind kind = RouteKind::kLocal;
+  size_t shard = 0;
+  std::vector<size_t> shards;
+};
+
+// Looks the command up and checks arity and authentication. On failure writes the error reply
+// (Redis's texts) and returns nullptr.
+const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
+                                 const ClientSession& session, Engine& engine,
+                                 ReplyWriter& reply);
+
+// Decides where the command runs. `home` is the caller's shard.
+void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
+                   Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch);
+
+// Runs the handler on `shard` (or, with multi_shard, with all involved shards parked) and
+// records statistics.
+void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
+                     Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
+                     ReplyWriter& reply);
+
+}  // namespace hotkv

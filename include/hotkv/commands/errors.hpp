@@ -1,0 +1,34 @@
+// Every error text a command can reply with, word for word as Redis 7 says it, so clients that
+// match on error strings (and humans reading redis-cli) see what they expect.
+#pragma once
+
+namespace hotkv::err {
+
+inline constexpr const char* kSyntax = "ERR syntax error";
+inline constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr const char* kNotFloat = "ERR value is not a valid float";
+inline constexpr const char* kOverflow = "ERR increment or decrement would overflow";
+inline constexpr const char* kIncrFloatNaN = "ERR increment would produce NaN or Infinity";
+inline constexpr const char* kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr const char* kNoSuchKey = "ERR no such key";
+inline constexpr const char* kInvalidExpire = "ERR invalid expire time in '%s' command";
+inline constexpr const char* kNoAuth = "NOAUTH Authentication required.";
+inline constexpr const char* kWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr const char* kAuthNotConfigured =
+    "ERR AUTH <password> called without any password configured for the default user. Are you "
+    "sure your configuration is correct?";
+inline constexpr const char* kDbIndexRange = "ERR DB index is out of range";
+inline constexpr const char* kStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr const char* kOffsetRange = "ERR offset is out of range";
+inline constexpr const char* kMaxClients = "ERR max number of clients reached";
+inline constexpr const char* kInvalidCursor = "ERR invalid cursor";
+inline constexpr const char* kNoProto = "NOPROTO unsupported protocol version";
+inline constexpr const char* kTimeoutNotInteger = "ERR timeout is not an integer or out of range";
+inline constexpr const char* kCountPositive = "ERR value is out of range, must be positive";
+inline constexpr const char* kNxXxGtLt =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+inline constexpr const char* kGtLtNx = "ERR GT, LT, and/or NX options at the same time are not compatible";
+
+}  // namespace hotkv::err

@@ -1,0 +1,14 @@
+// One registration function per command family; each family file ends in its own.
+#pragma once
+
+namespace hotkv {
+
+class Table;
+
+void register_server(Table& t);   // server administration: INFO, CONFIG, COMMAND, ...
+void register_strings(Table& t);  // strings and counters
+void register_keys(Table& t);     // generic key commands
+void register_expire(Table& t);   // TTLs
+void register_connection(Table& t);  // HELLO, AUTH, CLIENT, SELECT, QUIT, RESET
+
+}  // namespace hotkv

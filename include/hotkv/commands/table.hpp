@@ -1,0 +1,98 @@
+// The one command table. Every command is a single entry: name, arity, flags, where its keys
+// are, its handler and its group, plus the syntax and summary that COMMAND DOCS and
+// docs/commands.md show. Routing, COMMAND, auth checks and the docs page all read this table;
+// there is no second list.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <unordered_map>
+
+namespace hotkv {
+
+struct CommandContext;
+using Handler = void (*)(CommandContext&);
+// Fills `out` with the argument indexes that are keys (for commands whose keys no
+// first/last/step triple can describe).
+using KeyFinder = void (*)(std::span<const std::string_view> argv, std::vector<size_t>& out);
+
+enum CommandFlag : uint32_t {
+  kWrite = 1u << 0,
+  kReadOnly = 1u << 1,
+  kDenyOom = 1u << 2,
+  kAdmin = 1u << 3,
+  kPubSub = 1u << 4,
+  kNoScript = 1u << 5,
+  kBlocking = 1u << 6,
+  kLoading = 1u << 7,  // allowed while loading
+  kStale = 1u << 8,
+  kFast = 1u << 9,
+  kNoAuth = 1u << 10,  // allowed before AUTH
+  // Engine flags, not shown by COMMAND:
+  kAllShards = 1u << 20,   // runs with every shard parked (whole-keyspace commands)
+  kConnection = 1u << 21,  // needs the client's session; runs on the client's own thread
+};
+
+struct KeySpec {
+  int first = 0;  // 0 = the command takes no keys
+  int last = 0;   // negative counts from the end (-1 = last argument)
+  int step = 0;
+  KeyFinder finder = nullptr;
+};
+
+inline KeySpec no_keys() { return {}; }
+inline KeySpec keys(int first, int last, int step) { return {first, last, step, nullptr}; }
+inline KeySpec key_finder(int first, int last, int step, KeyFinder f) {
+  return {first, last, step, f};
+}
+
+struct CommandSpec {
+  std::string name;  // upper case, e.g. "GET"
+  int arity;         // negative: at least -arity arguments (the name counts)
+  uint32_t flags;
+  KeySpec keys;
+  Handler handler;
+  std::string group;    // "string", "generic", "server", "connection", ...
+  std::string syntax;   // e.g. "GET key"
+  std::string summary;  // one line
+  size_t id = 0;        // index in the table, for per-command statistics
+};
+
+class Table {
+ public:
+  // REQUIRES: name unique, handler non-null. Called at start-up only.
+  void add(CommandSpec spec);
+  // Case-insensitive lookup; nullptr if unknown. Thread-safe after start-up.
+  const CommandSpec* find(std::string_view name) const;
+  const std::vector<CommandSpec>& all() const { return commands_; }
+  size_t size() const { return commands_.size(); }
+
+  // Appends the indexes of argv that are keys. Returns false if the declared key positions
+  // do not fit the arguments (which arity checking normally prevents).
+  static bool key_indexes(const CommandSpec& spec, std::span<const std::string_view> argv,
+                          std::vector<size_t>& out);
+
+ private:
+  std::vector<CommandSpec> commands_;
+  // Transparent hashing so lookups by string_view do not allocate.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> index_;
+};
+
+// The table with every family registered (built once; immutable afterwards).
+const Table& command_table();
+
+// Renders docs/commands.md from the table.
+std::string render_commands_markdown(const Table& table);
+
+// Flag names as COMMAND INFO lists them.
+std::vector<std::string> flag_names(uint32_t flags);
+
+}  // namespace hotkv

@@ -1,0 +1,64 @@
+// The server process: one worker thread per shard (each with its own io_context and its own
+// connections), the listening socket, signal handling and the once-a-second housekeeping.
+// Connections are accepted on worker 0 and handed round-robin to the workers.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/signal_set.hpp>
+#include <asio/steady_timer.hpp>
+
+#include "hotkv/net/connection.hpp"
+#include "hotkv/shard/engine.hpp"
+#include "hotkv/util/config.hpp"
+
+namespace hotkv {
+
+class Server {
+ public:
+  explicit Server(Config& config);
+  ~Server();
+
+  // Binds the listening socket. Returns an empty string or a one-line reason.
+  std::string listen();
+  // Runs until shutdown; returns the process exit code.
+  int run();
+  // Any thread: stop accepting, finish in-flight replies, close clients, stop the workers.
+  void shutdown();
+  uint16_t port() const { return port_; }
+
+ private:
+  struct Worker {
+    asio::io_context io{1};
+    ConnectionSet connections;
+    std::unique_ptr<asio::steady_timer> cron;
+    std::unique_ptr<asio::steady_timer> drain_timer;
+    std::thread thread;
+  };
+
+  asio::awaitable<void> accept_loop();
+  void start_cron(size_t i);
+  void on_cron(size_t i);
+  void configure_socket(asio::ip::tcp::socket& s);
+  void wait_for_drain(Worker* w, int64_t deadline_ms,
+                      std::shared_ptr<std::atomic<size_t>> remaining);
+
+  Config& config_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  std::unique_ptr<asio::signal_set> signals_;
+  std::atomic<bool> stopping_{false};
+  size_t next_worker_ = 0;
+  uint16_t port_ = 0;
+  uint64_t last_ops_total_ = 0;
+  int64_t last_ops_ms_ = 0;
+};
+
+}  // namespace hotkv

@@ -1,0 +1,146 @@
+// The engine: every shard, the shared configuration and client registry, and the two ways a
+// connection reaches data it does not own.
+//
+// - call_on(shard, fn): runs fn on the owning shard's thread and resumes the caller on its own
+//   thread with the result (one message each way; arguments and results are copied/moved,
+//   never shared).
+// - run_atomic(home, shards, fn): runs fn with every listed shard's thread parked, so fn sees
+//   and changes all their keys as one atomic step. This is the cross-shard mechanism MSET,
+//   MSETNX, multi-key commands (and later transactions, scripts and carts) use.
+//
+// Why run_atomic cannot deadlock: a coordinator takes the shards' logical locks in ascending
+// order without blocking its thread, always including its own shard; only then does it park
+// the other shards (each runs a task that blocks its thread until released) and wait for them.
+// A thread therefore only ever blocks waiting for shards whose locks it holds, and a shard
+// whose lock it holds is either parked for it or running ordinary non-blocking work.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/awaitable.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "hotkv/commands/client_session.hpp"
+#include "hotkv/shard/shard.hpp"
+#include "hotkv/util/clock.hpp"
+#include "hotkv/util/config.hpp"
+
+namespace hotkv {
+
+class Table;
+
+// Server-wide counters that INFO reports (any thread, relaxed).
+struct ServerStats {
+  std::atomic<uint64_t> connections_received{0};
+  std::atomic<uint64_t> rejected_connections{0};
+  std::atomic<uint64_t> net_input_bytes{0};
+  std::atomic<uint64_t> net_output_bytes{0};
+  std::atomic<uint64_t> total_error_replies{0};
+  std::atomic<uint64_t> atomic_operations{0};  // cross-shard run_atomic calls
+  std::atomic<int64_t> ops_per_sec{0};
+  std::atomic<int64_t> lastsave_unix{0};
+};
+
+class Engine {
+ public:
+  Engine(Config& config, const Table& table, std::vector<asio::io_context*> contexts);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  size_t shard_count() const { return shards_.size(); }
+  Shard& shard(size_t i) { return *shards_[i]; }
+  size_t shard_of(std::string_view key) const;
+  Config& config() { return config_; }
+  const Table& table() const { return table_; }
+  ClientRegistry& clients() { return clients_; }
+  ServerStats& stats() { return stats_; }
+  int64_t start_unix_ms() const { return start_unix_ms_; }
+  // The time commands see. Tests point it at a manual clock so time only moves when they say.
+  int64_t now_ms() const { return manual_clock_ != nullptr ? *manual_clock_ : unix_ms(); }
+  void use_manual_clock(const int64_t* now_ms) { manual_clock_ = now_ms; }
+
+  // Set by the server; called (from any thread) by SHUTDOWN.
+  std::function<void()> shutdown_hook;
+  void request_shutdown() {
+    if (shutdown_hook) {
+      shutdown_hook();
+    }
+  }
+
+  // Runs fn() on shard `target`'s thread; the awaiting coroutine resumes on its own executor.
+  template <class F>
+  asio::awaitable<std::invoke_result_t<F>> call_on(size_t target, F fn) {
+    using R = std::invoke_result_t<F>;
+    asio::io_context* io = &shard(target).io();
+    // A named initiation object: GCC 12 mishandles lambda temporaries inside co_await.
+    auto initiation = [io, fn = std::move(fn)](auto handler) mutable {
+      asio::post(*io, [fn = std::move(fn), handler = std::move(handler)]() mutable {
+        R result = fn();
+        auto ex = asio::get_associated_executor(handler);
+        asio::post(ex, [handler = std::move(handler), result = std::move(result)]() mutable {
+          std::move(handler)(std::move(result));
+        });
+      });
+    };
+    R result = co_await asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
+        std::move(initiation), asio::use_awaitable);
+    co_return result;
+  }
+
+  // Runs fn() on the calling thread (shard `home`) with every shard in `shards` parked.
+  // REQUIRES: called on shard `home`'s thread; `shards` sorted ascending, unique, may or may not
+  // contain `home` (it is always locked).
+  template <class F>
+  asio::awaitable<std::invoke_result_t<F>> run_atomic(size_t home, std::vector<size_t> shards,
+                                                      F fn) {
+    std::vector<size_t> order = lock_order(home, std::move(shards));
+    for (size_t s : order) {
+      if (!shard(s).lock().try_acquire()) {
+        co_await wait_for_lock(s);
+      }
+    }
+    auto parked = park(home, order);
+    stats_.atomic_operations.fetch_add(1, std::memory_order_relaxed);
+    if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
+      fn();
+      unpark(parked);
+      unlock(order);
+    } else {
+      auto result = fn();
+      unpark(parked);
+      unlock(order);
+      co_return result;
+    }
+  }
+
+  std::vector<size_t> all_shards() const;
+
+ private:
+  struct ParkState {
+    std::atomic<int> arrived{0};
+    std::atomic<bool> released{false};
+  };
+  static std::vector<size_t> lock_order(size_t home, std::vector<size_t> shards);
+  asio::awaitable<void> wait_for_lock(size_t s);
+  std::shared_ptr<ParkState> park(size_t home, const std::vector<size_t>& order);
+  static void unpark(const std::shared_ptr<ParkState>& st);
+  void unlock(const std::vector<size_t>& order);
+
+  Config& config_;
+  const Table& table_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  ClientRegistry clients_;
+  ServerStats stats_;
+  int64_t start_unix_ms_;
+  const int64_t* manual_clock_ = nullptr;
+};
+
+}  // namespace hotkv

@@ -1,0 +1,85 @@
+// One shard's slice of the keyspace: the key table, expiry deadlines and the timing wheel that
+// removes keys actively. Only the owning shard's thread touches it (or a coordinator while that
+// thread is parked, see engine.hpp), so nothing here locks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "hotkv/ttl/timing_wheel.hpp"
+#include "hotkv/types/dict.hpp"
+#include "hotkv/types/value.hpp"
+
+namespace hotkv {
+
+// Counters read by INFO from any thread; written only by the owner (relaxed, no RMW needed).
+struct KeyspaceStats {
+  std::atomic<uint64_t> hits{0};
+  std::atomic<uint64_t> misses{0};
+  std::atomic<uint64_t> expired{0};
+  std::atomic<uint64_t> keys{0};
+  std::atomic<uint64_t> expires{0};
+  std::atomic<uint64_t> backlog{0};
+
+  static void bump(std::atomic<uint64_t>& c, uint64_t n = 1) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+};
+
+class Keyspace {
+ public:
+  explicit Keyspace(int64_t now_ms);
+
+  // Lookup for reading: a missing or expired key is a miss (and an expired one is deleted).
+  Value* find_read(std::string_view key, int64_t now_ms);
+  // Lookup for writing: like find_read but does not count hits or misses.
+  Value* find(std::string_view key, int64_t now_ms);
+  // True if the key exists and is not expired (no hit/miss accounting, like EXISTS).
+  bool contains(std::string_view key, int64_t now_ms) { return find(key, now_ms) != nullptr; }
+
+  // Inserts or replaces the value under key; the deadline of the new value (kNoExpiry or an
+  // absolute unix ms) is taken from `value`. Returns the stored value.
+  Value& put(std::string_view key, Value value);
+  // Returns the live value (creating an empty string if absent or expired) and whether it was
+  // created.
+  std::pair<Value*, bool> find_or_create(std::string_view key, int64_t now_ms);
+
+  // Sets or clears (kNoExpiry) a key's deadline, keeping the expires count and wheel in step.
+  void set_expire(std::string_view key, Value& v, int64_t at_ms);
+
+  bool erase(std::string_view key);
+  void clear();
+
+  size_t size() const { return dict_.size(); }
+  size_t expires_count() const { return expires_; }
+  Dict<Value>& dict() { return dict_; }
+
+  // Deletes keys whose deadline passed, at most max_items; returns how many were deleted.
+  size_t expire_due(int64_t now_ms, size_t max_items);
+  size_t expiry_backlog(int64_t now_ms) const { return wheel_.due_backlog(now_ms); }
+  std::optional<int64_t> next_deadline_hint() const { return wheel_.next_deadline_hint(); }
+
+  // Called with every newly scheduled deadline so the owner can arm its timer.
+  void set_schedule_hook(std::function<void(int64_t)> hook) { on_schedule_ = std::move(hook); }
+
+  KeyspaceStats& stats() { return stats_; }
+  const KeyspaceStats& stats() const { return stats_; }
+
+ private:
+  void erase_expired(std::string_view key);
+  void publish_sizes() {
+    stats_.keys.store(dict_.size(), std::memory_order_relaxed);
+    stats_.expires.store(expires_, std::memory_order_relaxed);
+  }
+
+  Dict<Value> dict_;
+  TimingWheel wheel_;
+  size_t expires_ = 0;
+  KeyspaceStats stats_;
+  std::function<void(int64_t)> on_schedule_;
+};
+
+}  // namespace hotkv

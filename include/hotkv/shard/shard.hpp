@@ -1,0 +1,65 @@
+// A shard: one thread's event loop, its slice of the keyspace, its timing wheel timer and its
+// per-command statistics. Everything here is touched only by the owning thread, except the
+// atomics (read by INFO from anywhere) and the lock (see shard_lock.hpp).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+
+#include "hotkv/shard/keyspace.hpp"
+#include "hotkv/shard/shard_lock.hpp"
+
+namespace hotkv {
+
+struct CommandStat {
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> usec{0};
+  std::atomic<uint64_t> failed{0};
+};
+
+class Shard {
+ public:
+  // `command_count` sizes the per-command statistics. `now_ms` seeds the timing wheel.
+  Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms);
+  Shard(const Shard&) = delete;
+  Shard& operator=(const Shard&) = delete;
+
+  size_t id() const { return id_; }
+  asio::io_context& io() { return io_; }
+  Keyspace& keyspace() { return keyspace_; }
+  ShardLock& lock() { return lock_; }
+  CommandStat& command_stat(size_t command_id) { return command_stats_[command_id]; }
+  std::atomic<uint64_t>& commands_processed() { return commands_processed_; }
+
+  // Owner thread only. Runs one bounded round of active expiry now.
+  void run_expiry();
+  // Owner thread (or a coordinator while the owner is parked): makes sure the expiry timer
+  // fires no later than `deadline_ms`.
+  void arm_expiry(int64_t deadline_ms);
+  // Stops the expiry timer (shutdown).
+  void stop();
+
+  // Keys deleted per expiry round before yielding to the event loop, so a mass expiry cannot
+  // stall the shard's clients.
+  static constexpr size_t kExpiryBatch = 2000;
+
+ private:
+  void on_timer();
+
+  size_t id_;
+  asio::io_context& io_;
+  Keyspace keyspace_;
+  ShardLock lock_;
+  std::unique_ptr<CommandStat[]> command_stats_;
+  std::atomic<uint64_t> commands_processed_{0};
+  asio::steady_timer timer_;
+  int64_t armed_at_ms_ = INT64_MAX;
+  bool stopped_ = false;
+};
+
+}  // namespace hotkv

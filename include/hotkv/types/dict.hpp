@@ -1,0 +1,341 @@
+// Dict: the chained hash table that holds each shard's keyspace (key -> value).
+//
+// We do not use absl::flat_hash_map here because SCAN must hand out a cursor that never misses a
+// key present for the whole scan, even when the table grows or shrinks between two calls. An
+// open-addressing table moves entries between slots on insert and erase, so no cursor over it
+// can promise that. Redis solves this with a power-of-two array of chains, resized all at once,
+// and a cursor that walks the buckets in reverse-binary order; Dict does the same (see scan()).
+//
+// Entries are individually allocated nodes, so a pointer to an entry or its value stays valid
+// until that key is erased, the dict is cleared or destroyed; resizing only relinks nodes. Each
+// node caches its hash, so a resize never rehashes key bytes.
+//
+// Not thread-safe: a Dict belongs to one shard and only that shard's thread may touch it.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <absl/hash/hash.h>
+
+namespace hotkv {
+
+template <class V>
+class Dict {
+ public:
+  struct Entry {
+    // Read-only for callers: the bucket and the cached hash are derived from it.
+    std::string key;
+    V value;
+    // Owned by Dict: the next entry of the same bucket's chain.
+    Entry* next = nullptr;
+    // Owned by Dict: hash of `key`, cached so resizing never rehashes the key bytes.
+    uint64_t hash = 0;
+  };
+
+  // An empty dict allocates nothing; the first insert allocates kMinBuckets buckets. This keeps
+  // empty dicts (fresh shards, moved-from objects) free.
+  Dict() = default;
+  ~Dict() { free_entries(); }
+
+  Dict(const Dict&) = delete;
+  Dict& operator=(const Dict&) = delete;
+
+  // The moved-from dict is left empty and valid.
+  Dict(Dict&& other) noexcept { steal(other); }
+  Dict& operator=(Dict&& other) noexcept {
+    if (this != &other) {
+      free_entries();
+      steal(other);
+    }
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  // Returns the value stored under `key`, or nullptr when absent.
+  V* find(std::string_view key) {
+    Entry* e = find_entry(key);
+    return e != nullptr ? &e->value : nullptr;
+  }
+  const V* find(std::string_view key) const {
+    const Entry* e = find_entry(key);
+    return e != nullptr ? &e->value : nullptr;
+  }
+
+  // Returns the entry stored under `key`, or nullptr when absent.
+  Entry* find_entry(std::string_view key) {
+    return const_cast<Entry*>(std::as_const(*this).find_entry(key));
+  }
+  const Entry* find_entry(std::string_view key) const {
+    if (size_ == 0) {
+      return nullptr;
+    }
+    const uint64_t h = hash_of(key);
+    for (const Entry* e = buckets_[h & mask()]; e != nullptr; e = e->next) {
+      if (e->hash == h && e->key == key) {
+        return e;
+      }
+    }
+    return nullptr;
+  }
+
+  // Inserts a default-constructed V under `key` if absent. Returns the value (new or existing)
+  // and whether it was inserted. The pointer stays valid until the key is erased.
+  std::pair<V*, bool> try_emplace(std::string_view key) {
+    const uint64_t h = hash_of(key);
+    if (Entry* e = find_in_bucket(key, h); e != nullptr) {
+      return {&e->value, false};
+    }
+    Entry* e = link_new(std::string(key), V{}, h);
+    return {&e->value, true};
+  }
+
+  // Stores `value` under `key`, replacing any previous value. Returns the stored value.
+  V& insert_or_assign(std::string_view key, V value) {
+    const uint64_t h = hash_of(key);
+    if (Entry* e = find_in_bucket(key, h); e != nullptr) {
+      e->value = std::move(value);
+      return e->value;
+    }
+    return link_new(std::string(key), std::move(value), h)->value;
+  }
+
+  // Removes `key`; returns false when it was absent. May shrink the bucket array.
+  bool erase(std::string_view key) {
+    if (size_ == 0) {
+      return false;
+    }
+    const uint64_t h = hash_of(key);
+    for (Entry** link = &buckets_[h & mask()]; *link != nullptr; link = &(*link)->next) {
+      Entry* e = *link;
+      if (e->hash == h && e->key == key) {
+        *link = e->next;
+        key_heap_bytes_ -= key_heap_bytes(e->key);
+        delete e;
+        --size_;
+        maybe_shrink();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Removes every entry and releases the bucket array.
+  void clear() {
+    free_entries();
+    buckets_.reset();
+    bucket_count_ = 0;
+    size_ = 0;
+    key_heap_bytes_ = 0;
+  }
+
+  // Visits every entry of the bucket(s) at `cursor`, calling fn(const std::string& key, V&),
+  // and returns the cursor for the next call; 0 means the scan is complete. Start with 0.
+  // fn may modify the value but must not insert or erase (that could resize under the loop).
+  //
+  // Guarantee (as Redis's SCAN): a key present from the first call to the last is visited at
+  // least once, however the table was resized between calls; keys may be visited twice.
+  //
+  // Why it works: with 2^n buckets a key lives in bucket (hash & mask), i.e. its low n bits.
+  // Instead of counting the cursor up normally we count it up with its bits reversed: we
+  // increment the high bits first. Doubling the table splits bucket b into b and b + 2^n, which
+  // share the same low n bits; halving merges them again. Because the reversed-order walk
+  // visits buckets grouped by their low bits, every bucket already visited in one size maps only
+  // to buckets that are "behind" the cursor in any other size, and every bucket not yet visited
+  // maps to buckets at or ahead of it. Growing therefore never skips anything, and shrinking at
+  // worst revisits the siblings of the current bucket (the duplicates SCAN allows).
+  template <class F>
+  uint64_t scan(uint64_t cursor, F&& fn) {
+    if (size_ == 0) {
+      return 0;
+    }
+    const uint64_t m = mask();
+    for (Entry* e = buckets_[cursor & m]; e != nullptr; e = e->next) {
+      fn(std::as_const(e->key), e->value);
+    }
+    // Setting every bit above the mask makes the +1 on the reversed value carry straight
+    // through them into the masked bits, then reversing back gives the next bucket.
+    cursor |= ~m;
+    cursor = reverse_bits(cursor);
+    ++cursor;
+    cursor = reverse_bits(cursor);
+    return cursor;
+  }
+
+  // Returns a random entry, or nullptr when empty, for RANDOMKEY. Like Redis it picks a random
+  // non-empty bucket and then a random entry of that chain, so keys in short chains are a
+  // little more likely; chains are short at our load factors, so it is close to uniform.
+  // rng must be a UniformRandomBitGenerator.
+  template <class Rng>
+  Entry* random_entry(Rng& rng) {
+    if (size_ == 0) {
+      return nullptr;
+    }
+    std::uniform_int_distribution<size_t> pick_bucket(0, bucket_count_ - 1);
+    Entry* chain = nullptr;
+    // The load never stays below 1/8 (we shrink), so a probe finds a non-empty bucket with
+    // probability about 1/8 or better; after kRandomProbes misses fall back to a linear walk
+    // from a random start, which is bounded by the bucket count and always succeeds.
+    for (int probe = 0; probe < kRandomProbes && chain == nullptr; ++probe) {
+      chain = buckets_[pick_bucket(rng)];
+    }
+    if (chain == nullptr) {
+      size_t i = pick_bucket(rng);
+      while (buckets_[i] == nullptr) {
+        i = (i + 1) & mask();
+      }
+      chain = buckets_[i];
+    }
+    size_t length = 0;
+    for (Entry* e = chain; e != nullptr; e = e->next) {
+      ++length;
+    }
+    std::uniform_int_distribution<size_t> pick_entry(0, length - 1);
+    for (size_t skip = pick_entry(rng); skip > 0; --skip) {
+      chain = chain->next;
+    }
+    return chain;
+  }
+
+  // Calls fn(const std::string& key, V&) for every entry, in no particular order. fn must not
+  // insert or erase.
+  template <class F>
+  void for_each(F&& fn) {
+    for (size_t b = 0; b < bucket_count_; ++b) {
+      for (Entry* e = buckets_[b]; e != nullptr; e = e->next) {
+        fn(std::as_const(e->key), e->value);
+      }
+    }
+  }
+
+  // Number of buckets: 0 before the first insert, otherwise a power of two >= kMinBuckets.
+  size_t bucket_count() const { return bucket_count_; }
+
+  // Rough bytes used by the table, entry nodes and key strings, for INFO. Memory owned by the
+  // values themselves (beyond sizeof(V)) is the caller's to add.
+  size_t memory_bytes() const {
+    return sizeof(*this) + bucket_count_ * sizeof(Entry*) +
+           size_ * (sizeof(Entry) + kMallocOverhead) + key_heap_bytes_;
+  }
+
+ private:
+  static constexpr size_t kMinBuckets = 4;
+  static constexpr int kRandomProbes = 64;
+  // Typical glibc chunk header; only used to make memory_bytes() closer to RSS.
+  static constexpr size_t kMallocOverhead = 16;
+
+  static uint64_t hash_of(std::string_view key) {
+    return static_cast<uint64_t>(absl::Hash<std::string_view>{}(key));
+  }
+
+  // Heap bytes a key string owns beyond its inline (small-string) buffer.
+  static size_t key_heap_bytes(const std::string& key) {
+    static const size_t inline_capacity = std::string().capacity();
+    return key.capacity() > inline_capacity ? key.capacity() + 1 + kMallocOverhead : 0;
+  }
+
+  static constexpr uint64_t reverse_bits(uint64_t v) {
+    v = ((v >> 1) & 0x5555555555555555ULL) | ((v & 0x5555555555555555ULL) << 1);
+    v = ((v >> 2) & 0x3333333333333333ULL) | ((v & 0x3333333333333333ULL) << 2);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((v & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    v = ((v >> 8) & 0x00FF00FF00FF00FFULL) | ((v & 0x00FF00FF00FF00FFULL) << 8);
+    v = ((v >> 16) & 0x0000FFFF0000FFFFULL) | ((v & 0x0000FFFF0000FFFFULL) << 16);
+    return (v >> 32) | (v << 32);
+  }
+
+  uint64_t mask() const { return static_cast<uint64_t>(bucket_count_) - 1; }
+
+  Entry* find_in_bucket(std::string_view key, uint64_t h) const {
+    if (bucket_count_ == 0) {
+      return nullptr;
+    }
+    for (Entry* e = buckets_[h & mask()]; e != nullptr; e = e->next) {
+      if (e->hash == h && e->key == key) {
+        return e;
+      }
+    }
+    return nullptr;
+  }
+
+  // REQUIRES: no entry with this key exists. Grows the table when the load passes 1.0.
+  Entry* link_new(std::string key, V value, uint64_t h) {
+    if (bucket_count_ == 0) {
+      resize(kMinBuckets);
+    }
+    const size_t heap_bytes = key_heap_bytes(key);
+    const size_t b = h & mask();
+    Entry* e = new Entry{std::move(key), std::move(value), buckets_[b], h};
+    buckets_[b] = e;
+    ++size_;
+    key_heap_bytes_ += heap_bytes;
+    if (size_ > bucket_count_) {
+      resize(bucket_count_ * 2);
+    }
+    return e;
+  }
+
+  // Shrinks when the load drops below 1/8, straight to a size with load about 1/2..1/4, so a
+  // following insert burst does not immediately grow again (amortised O(1) either way).
+  void maybe_shrink() {
+    if (bucket_count_ > kMinBuckets && size_ * 8 < bucket_count_) {
+      size_t target = std::bit_ceil(size_ * 2);
+      if (target < kMinBuckets) {
+        target = kMinBuckets;
+      }
+      resize(target);
+    }
+  }
+
+  // Relinks every entry into a fresh array of `count` buckets (a power of two), all at once:
+  // scan()'s guarantee relies on there being exactly one table between two calls.
+  void resize(size_t count) {
+    auto fresh = std::make_unique<Entry*[]>(count);
+    const uint64_t new_mask = static_cast<uint64_t>(count) - 1;
+    for (size_t b = 0; b < bucket_count_; ++b) {
+      Entry* e = buckets_[b];
+      while (e != nullptr) {
+        Entry* next = e->next;
+        const size_t nb = e->hash & new_mask;
+        e->next = fresh[nb];
+        fresh[nb] = e;
+        e = next;
+      }
+    }
+    buckets_ = std::move(fresh);
+    bucket_count_ = count;
+  }
+
+  void free_entries() {
+    for (size_t b = 0; b < bucket_count_; ++b) {
+      Entry* e = buckets_[b];
+      while (e != nullptr) {
+        Entry* next = e->next;
+        delete e;
+        e = next;
+      }
+      buckets_[b] = nullptr;
+    }
+  }
+
+  void steal(Dict& other) {
+    buckets_ = std::move(other.buckets_);
+    bucket_count_ = std::exchange(other.bucket_count_, 0);
+    size_ = std::exchange(other.size_, 0);
+    key_heap_bytes_ = std::exchange(other.key_heap_bytes_, 0);
+  }
+
+  std::unique_ptr<Entry*[]> buckets_;
+  size_t bucket_count_ = 0;
+  size_t size_ = 0;
+  size_t key_heap_bytes_ = 0;
+};
+
+}  // namespace hotkv

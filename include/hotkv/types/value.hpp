@@ -1,0 +1,63 @@
+// The value stored under a key. It knows nothing of RESP: commands translate. Strings that
+// are canonical integers are kept as an int64 so INCR/DECR never round-trip through text;
+// later value types (hashes, streams, inventory) hang off the same struct.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hotkv {
+
+inline constexpr int64_t kNoExpiry = -1;
+
+enum class ValueType : uint8_t { kString };
+
+class Value {
+ public:
+  Value() = default;
+  static Value from_string(std::string_view s);
+  static Value from_int(int64_t v) {
+    Value out;
+    out.int_encoded_ = true;
+    out.integer_ = v;
+    return out;
+  }
+
+  ValueType type() const { return type_; }
+  bool is_int() const { return int_encoded_; }
+  int64_t int_value() const { return integer_; }
+  // The string bytes; for an integer-encoded value this formats into `scratch`.
+  std::string_view str(std::string& scratch) const;
+  size_t str_len() const;
+
+  void set_int(int64_t v) {
+    int_encoded_ = true;
+    integer_ = v;
+    str_.clear();
+  }
+  void set_string(std::string_view s);
+  // Gives mutable raw bytes (converting an integer encoding to text first), for APPEND and
+  // SETRANGE.
+  std::string& mutable_raw();
+
+  int64_t expire_at_ms() const { return expire_at_ms_; }
+  bool has_expiry() const { return expire_at_ms_ != kNoExpiry; }
+  // Only the keyspace sets deadlines, so that its expires count and wheel stay consistent.
+  void set_expire_raw(int64_t at_ms) { expire_at_ms_ = at_ms; }
+
+  // OBJECT ENCODING as Redis names it: "int", "embstr" (<= 44 bytes) or "raw".
+  const char* encoding_name() const;
+  size_t memory_bytes() const { return sizeof(Value) + str_.capacity(); }
+
+ private:
+  int64_t expire_at_ms_ = kNoExpiry;
+  int64_t integer_ = 0;
+  std::string str_;
+  ValueType type_ = ValueType::kString;
+  bool int_encoded_ = false;
+};
+
+const char* value_type_name(ValueType t);
+
+}  // namespace hotkv

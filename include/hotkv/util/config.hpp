@@ -1,0 +1,85 @@
+// The server's configuration registry: every setting with its name as Redis spells it, its
+// current value, and whether CONFIG SET may change it at runtime. Values read on the data path
+// are atomics so any thread may read them without a lock; string values sit behind a mutex
+// and are only read on slow paths (AUTH, CONFIG GET, start-up).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hotkv {
+
+class Config {
+ public:
+  Config();
+  Config(const Config&) = delete;
+  Config& operator=(const Config&) = delete;
+
+  // Data-path settings (any thread, relaxed reads).
+  std::atomic<int64_t> port{6379};
+  std::atomic<int64_t> threads{0};  // 0 = number of cores, resolved at start-up
+  std::atomic<int64_t> maxclients{10000};
+  std::atomic<int64_t> timeout{0};  // seconds; 0 = never close idle clients
+  std::atomic<int64_t> tcp_keepalive{300};
+  std::atomic<int64_t> maxmemory{0};
+  std::atomic<int64_t> proto_max_bulk_len{512LL * 1024 * 1024};
+  std::atomic<int64_t> max_inline_len{64 * 1024};
+  std::atomic<int64_t> client_query_buffer_limit{1024LL * 1024 * 1024};
+
+  std::string bind() const;
+  std::string requirepass() const;
+  std::string loglevel() const;
+  std::string logfile() const;
+  std::string config_file() const;
+  void set_config_file(std::string path);
+
+  // Sets a value by its Redis name. `at_startup` allows immutable settings (from flags and the
+  // config file). Returns an empty string on success, or the reason text Redis uses after
+  // "CONFIG SET failed (possibly related to argument '<name>') - ".
+  std::string set(std::string_view name, std::string_view value, bool at_startup);
+  bool exists(std::string_view name) const;
+  // Name/value pairs of every setting whose name matches the glob (case-insensitive).
+  std::vector<std::pair<std::string, std::string>> get_matching(std::string_view pattern) const;
+  std::vector<std::string> names() const;
+
+  // Parses a redis.conf-style file: `name value` per line, '#' comments, quoted values.
+  // Returns an empty string on success or "<file>:<line>: <reason>".
+  std::string load_file(const std::string& path);
+
+  // Called after loglevel changes so the logger can follow.
+  void set_loglevel_hook(std::function<void(const std::string&)> hook);
+
+ private:
+  struct Entry {
+    std::function<std::string()> get;
+    std::function<std::string(std::string_view)> set;  // returns error reason or ""
+    bool mutable_at_runtime;
+  };
+  void add(std::string name, Entry e);
+  void add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int64_t max, bool memory,
+               bool mutable_at_runtime);
+  void add_string(std::string name, std::string& v, bool mutable_at_runtime);
+
+  std::map<std::string, Entry, std::less<>> entries_;
+  mutable std::mutex strings_mutex_;
+  std::string bind_ = "127.0.0.1";
+  std::string requirepass_;
+  std::string loglevel_ = "notice";
+  std::string logfile_;
+  std::string config_file_;
+  std::string save_;
+  std::string appendonly_ = "no";
+  std::string databases_ = "1";
+  std::function<void(const std::string&)> loglevel_hook_;
+};
+
+// Parses Redis memory units: "512mb", "1gb", "100k" (k=1000, kb=1024, ...). -1 if invalid.
+int64_t parse_memory_value(std::string_view s);
+
+}  // namespace hotkv

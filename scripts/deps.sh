@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages HotKV needs to build, test and benchmark, and only those that
+# are missing, so a second run costs a dpkg query and nothing more.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libasio-dev libfmt-dev libspdlog-dev libcli11-dev catch2 libbenchmark-dev libabsl-dev
+  redis-server redis-tools python3-redis netcat-openbsd libhiredis-dev tcl procps util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The Debian package starts a redis-server on 6379 as a service; HotKV's default port is 6379,
+# and benchmarks start their own redis-server on a free port, so the packaged one is stopped.
+if command -v systemctl >/dev/null 2>&1; then
+  "${sudo_cmd[@]}" systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+if command -v service >/dev/null 2>&1; then
+  "${sudo_cmd[@]}" service redis-server stop >/dev/null 2>&1 || true
+fi

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test (Catch2 unit tests and the integration
+# tests that drive the real binary with redis-cli, redis-py, redis-benchmark and raw sockets),
+# then builds the same suite with AddressSanitizer + UndefinedBehaviorSanitizer and runs it
+# again. Exits non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh
+
+# The 1,000-connection tests need more descriptors than the usual default of 1024.
+ulimit -n 65536 2>/dev/null || ulimit -n 4096 2>/dev/null || true
+
+echo "== build (RelWithDebInfo)"
+scripts/build.sh test
+echo "== tests"
+(cd build && ctest --output-on-failure -j2 --timeout 300)
+
+if [[ ${HOTKV_SKIP_ASAN:-0} != 1 ]]; then
+  echo "== build (AddressSanitizer + UBSan)"
+  scripts/build.sh asan
+  echo "== tests under AddressSanitizer + UBSan"
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  (cd build-asan && ctest --output-on-failure -j2 --timeout 600)
+fi

@@ -1,0 +1,78 @@
+// The client registry (see client_session.hpp). It is touched on connect, disconnect and by
+// CLIENT commands only, never per request, so a mutex is fine here.
+#include "hotkv/commands/client_session.hpp"
+
+#include <fmt/format.h>
+
+namespace hotkv {
+
+void ClientRegistry::add(std::shared_ptr<ClientInfo> info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  clients_[info->id] = std::move(info);
+  count_.store(clients_.size(), std::memory_order_relaxed);
+}
+
+void ClientRegistry::remove(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  clients_.erase(id);
+  count_.store(clients_.size(), std::memory_order_relaxed);
+}
+
+std::vector<std::shared_ptr<ClientInfo>> ClientRegistry::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<ClientInfo>> out;
+  out.reserve(clients_.size());
+  for (const auto& kv : clients_) {
+    out.push_back(kv.second);
+  }
+  return out;
+}
+
+void ClientRegistry::set_name(ClientInfo& info, std::string name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  info.name = std::move(name);
+}
+
+std::string ClientRegistry::name(const ClientInfo& info) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return info.name;
+}
+
+void ClientRegistry::set_lib(ClientInfo& info, const std::string* lib_name,
+                             const std::string* lib_ver) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (lib_name != nullptr) {
+    info.lib_name = *lib_name;
+  }
+  if (lib_ver != nullptr) {
+    info.lib_ver = *lib_ver;
+  }
+}
+
+std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
+                                     std::string_view cmd_name) const {
+  std::string name;
+  std::string lib_name;
+  std::string lib_ver;
+  bool no_evict = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    name = info.name;
+    lib_name = info.lib_name;
+    lib_ver = info.lib_ver;
+    no_evict = info.no_evict;
+  }
+  int64_t age = (now_ms - info.created_ms) / 1000;
+  int64_t idle = (now_ms - info.last_interaction_ms.load(std::memory_order_relaxed)) / 1000;
+  return fmt::format(
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db=0 sub=0 psub=0 ssub=0 "
+      "multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
+      "tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={} "
+      "thread={}",
+      info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle,
+      no_evict ? "e" : "N", info.query_buffer.load(std::memory_order_relaxed),
+      info.output_buffer.load(std::memory_order_relaxed), cmd_name,
+      info.resp.load(std::memory_order_relaxed), lib_name, lib_ver, info.shard);
+}
+
+}  // namespace hotkv

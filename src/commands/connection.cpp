@@ -1,0 +1,441 @@
+// Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT. They run on the
+// client's own thread (flag kConnection) because they read or change its session.
+#include <algorithm>
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/families.hpp"
+#include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/util/glob.hpp"
+#include "hotkv/util/numbers.hpp"
+
+namespace hotkv {
+namespace {
+
+constexpr const char* kCompatVersion = "7.2.0";
+
+void cmd_ping(CommandContext& ctx) {
+  if (ctx.argc() > 2) {
+    ctx.wrong_arity();
+    return;
+  }
+  if (ctx.argc() == 2) {
+    ctx.reply.bulk(ctx.arg(1));
+  } else {
+    ctx.reply.simple("PONG");
+  }
+}
+
+void cmd_echo(CommandContext& ctx) { ctx.reply.bulk(ctx.arg(1)); }
+
+// Redis accepts only the default user; its password is requirepass (none = any password).
+bool check_password(CommandContext& ctx, std::string_view user, std::string_view pass) {
+  std::string required = ctx.engine.config().requirepass();
+  if (user != "default") {
+    return false;
+  }
+  return required.empty() || pass == required;
+}
+
+bool valid_client_name(std::string_view name) {
+  return std::all_of(name.begin(), name.end(), [](char c) { return c >= '!' && c <= '~'; });
+}
+
+void cmd_auth(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.error(err::kSyntax);
+    return;
+  }
+  std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : "default";
+  std::string_view pass = ctx.arg(ctx.argc() - 1);
+  if (ctx.argc() == 2 && ctx.engine.config().requirepass().empty()) {
+    ctx.error(err::kAuthNotConfigured);
+    return;
+  }
+  if (!check_password(ctx, user, pass)) {
+    ctx.error(err::kWrongPass);
+    return;
+  }
+  ctx.session->authenticated = true;
+  ctx.reply.ok();
+}
+
+void reply_hello_map(CommandContext& ctx) {
+  ctx.reply.map(7);
+  ctx.reply.bulk("server");
+  ctx.reply.bulk("hotkv");
+  ctx.reply.bulk("version");
+  ctx.reply.bulk(kCompatVersion);
+  ctx.reply.bulk("proto");
+  ctx.reply.integer(ctx.session->resp);
+  ctx.reply.bulk("id");
+  ctx.reply.integer(static_cast<int64_t>(ctx.session->info->id));
+  ctx.reply.bulk("mode");
+  ctx.reply.bulk("standalone");
+  ctx.reply.bulk("role");
+  ctx.reply.bulk("master");
+  ctx.reply.bulk("modules");
+  ctx.reply.array(0);
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]
+void cmd_hello(CommandContext& ctx) {
+  int64_t proto = ctx.session->resp;
+  size_t i = 1;
+  if (ctx.argc() >= 2) {
+    auto v = parse_int64(ctx.arg(1));
+    if (!v) {
+      ctx.error("ERR Protocol version is not an integer or out of range");
+      return;
+    }
+    if (*v < 2 || *v > 3) {
+      ctx.error(err::kNoProto);
+      return;
+    }
+    proto = *v;
+    i = 2;
+  }
+  std::string_view user;
+  std::string_view pass;
+  bool has_auth = false;
+  std::string_view name;
+  bool has_name = false;
+  for (; i < ctx.argc(); ++i) {
+    size_t more = ctx.argc() - i - 1;
+    if (strcasecmp_view(ctx.arg(i), "AUTH") && more >= 2) {
+      user = ctx.arg(i + 1);
+      pass = ctx.arg(i + 2);
+      has_auth = true;
+      i += 2;
+    } else if (strcasecmp_view(ctx.arg(i), "SETNAME") && more >= 1) {
+      name = ctx.arg(i + 1);
+      has_name = true;
+      ++i;
+    } else {
+      ctx.error("ERR Syntax error in HELLO option '" + std::string(ctx.arg(i)) + "'");
+      return;
+    }
+  }
+  if (has_auth && !check_password(ctx, user, pass)) {
+    ctx.error(err::kWrongPass);
+    return;
+  }
+  if (!has_auth && !ctx.session->authenticated) {
+    ctx.error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+        "select the RESP protocol version at the same time");
+    return;
+  }
+  if (has_name && !valid_client_name(name)) {
+    ctx.error("ERR Client names cannot contain spaces, newlines or special characters.");
+    return;
+  }
+  if (has_auth) {
+    ctx.session->authenticated = true;
+  }
+  if (has_name) {
+    ctx.engine.clients().set_name(*ctx.session->info, std::string(name));
+  }
+  ctx.session->resp = static_cast<int>(proto);
+  ctx.session->info->resp.store(static_cast<int>(proto), std::memory_order_relaxed);
+  // The reply itself already speaks the protocol just chosen.
+  ReplyWriter w(ctx.reply.buffer(), ctx.session->resp);
+  CommandContext hello_ctx{ctx.argv, w, ctx.engine, ctx.shard, ctx.multi_shard, ctx.session,
+                           ctx.spec, ctx.now_ms, {}};
+  reply_hello_map(hello_ctx);
+}
+
+void cmd_select(CommandContext& ctx) {
+  int64_t db = 0;
+  if (!ctx.int_arg_or_reply(1, db)) {
+    return;
+  }
+  if (db != 0) {
+    ctx.error(err::kDbIndexRange);
+    return;
+  }
+  ctx.reply.ok();
+}
+
+void cmd_quit(CommandContext& ctx) {
+  ctx.session->close_after_reply = true;
+  ctx.reply.ok();
+}
+
+void cmd_reset(CommandContext& ctx) {
+  ctx.session->resp = 2;
+  ctx.session->info->resp.store(2, std::memory_order_relaxed);
+  ctx.session->reply_mode = ReplyMode::kOn;
+  ctx.session->skip_this_reply = false;
+  ctx.session->authenticated = ctx.engine.config().requirepass().empty();
+  ctx.engine.clients().set_name(*ctx.session->info, "");
+  ReplyWriter w(ctx.reply.buffer(), 2);
+  w.simple("RESET");
+}
+
+std::string command_name_of(const ClientInfo& info, const Table& table) {
+  int64_t id = info.last_command.load(std::memory_order_relaxed);
+  if (id < 0 || static_cast<size_t>(id) >= table.size()) {
+    return "NULL";
+  }
+  std::string name = table.all()[static_cast<size_t>(id)].name;
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
+}
+
+void client_list(CommandContext& ctx) {
+  std::vector<uint64_t> ids;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (strcasecmp_view(ctx.arg(i), "ID")) {
+      for (++i; i < ctx.argc(); ++i) {
+        auto v = parse_int64(ctx.arg(i));
+        if (!v || *v <= 0) {
+          ctx.error("ERR Invalid client ID");
+          return;
+        }
+        ids.push_back(static_cast<uint64_t>(*v));
+      }
+    } else if (strcasecmp_view(ctx.arg(i), "TYPE") && i + 1 < ctx.argc()) {
+      std::string_view t = ctx.arg(++i);
+      if (!strcasecmp_view(t, "NORMAL") && !strcasecmp_view(t, "MASTER") &&
+          !strcasecmp_view(t, "REPLICA") && !strcasecmp_view(t, "PUBSUB")) {
+        ctx.error("ERR Unknown client type '" + std::string(t) + "'");
+        return;
+      }
+      if (!strcasecmp_view(t, "NORMAL")) {
+        ctx.reply.verbatim("");
+        return;
+      }
+    } else {
+      ctx.error(err::kSyntax);
+      return;
+    }
+  }
+  std::string out;
+  for (const auto& info : ctx.engine.clients().snapshot()) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), info->id) == ids.end()) {
+      continue;
+    }
+    out += ctx.engine.clients().describe(*info, ctx.now_ms,
+                                         command_name_of(*info, ctx.engine.table()));
+    out += '\n';
+  }
+  ctx.reply.verbatim(out);
+}
+
+// CLIENT KILL addr | CLIENT KILL [ID id] [ADDR addr] [LADDR addr] [USER name] [SKIPME yes|no]
+// [MAXAGE s] [TYPE normal|...]
+void client_kill(CommandContext& ctx) {
+  bool old_form = ctx.argc() == 3;
+  std::string addr;
+  std::string laddr;
+  uint64_t id = 0;
+  bool skipme = true;
+  int64_t maxage = 0;
+  std::string user;
+  if (old_form) {
+    addr = std::string(ctx.arg(2));
+    skipme = false;
+  } else {
+    if ((ctx.argc() - 2) % 2 != 0) {
+      ctx.error(err::kSyntax);
+      return;
+    }
+    for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
+      std::string_view opt = ctx.arg(i);
+      std::string_view val = ctx.arg(i + 1);
+      if (strcasecmp_view(opt, "ID")) {
+        auto v = parse_int64(val);
+        if (!v || *v <= 0) {
+          ctx.error("ERR client-id should be greater than 0");
+          return;
+        }
+        id = static_cast<uint64_t>(*v);
+      } else if (strcasecmp_view(opt, "ADDR")) {
+        addr = std::string(val);
+      } else if (strcasecmp_view(opt, "LADDR")) {
+        laddr = std::string(val);
+      } else if (strcasecmp_view(opt, "USER")) {
+        user = std::string(val);
+      } else if (strcasecmp_view(opt, "SKIPME")) {
+        if (strcasecmp_view(val, "YES")) {
+          skipme = true;
+        } else if (strcasecmp_view(val, "NO")) {
+          skipme = false;
+        } else {
+          ctx.error(err::kSyntax);
+          return;
+        }
+      } else if (strcasecmp_view(opt, "MAXAGE")) {
+        auto v = parse_int64(val);
+        if (!v) {
+          ctx.error(err::kNotInteger);
+          return;
+        }
+        maxage = *v;
+      } else if (strcasecmp_view(opt, "TYPE")) {
+        if (!strcasecmp_view(val, "NORMAL") && !strcasecmp_view(val, "MASTER") &&
+            !strcasecmp_view(val, "REPLICA") && !strcasecmp_view(val, "PUBSUB")) {
+          ctx.error("ERR Unknown client type '" + std::string(val) + "'");
+          return;
+        }
+        if (!strcasecmp_view(val, "NORMAL")) {
+          ctx.reply.integer(0);
+          return;
+        }
+      } else {
+        ctx.error(err::kSyntax);
+        return;
+      }
+    }
+  }
+  int64_t killed = 0;
+  for (const auto& info : ctx.engine.clients().snapshot()) {
+    if (id != 0 && info->id != id) {
+      continue;
+    }
+    if (!addr.empty() && info->addr != addr) {
+      continue;
+    }
+    if (!laddr.empty() && info->laddr != laddr) {
+      continue;
+    }
+    if (!user.empty() && user != "default") {
+      continue;
+    }
+    if (maxage > 0 && (ctx.now_ms - info->created_ms) / 1000 < maxage) {
+      continue;
+    }
+    if (info->id == ctx.session->info->id) {
+      if (skipme) {
+        continue;
+      }
+      // Killing yourself: the reply is still delivered, then the connection closes.
+      ctx.session->close_after_reply = true;
+      ++killed;
+      continue;
+    }
+    if (info->kill) {
+      info->kill();
+    }
+    ++killed;
+  }
+  if (old_form) {
+    if (killed == 0) {
+      ctx.error("ERR No such client");
+    } else {
+      ctx.reply.ok();
+    }
+    return;
+  }
+  ctx.reply.integer(killed);
+}
+
+void cmd_client(CommandContext& ctx) {
+  std::string_view sub = ctx.arg(1);
+  ClientSession& s = *ctx.session;
+  auto arity_error = [&] {
+    std::string lower(sub);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower +
+              "'. Try CLIENT HELP.");
+  };
+  if (strcasecmp_view(sub, "ID") && ctx.argc() == 2) {
+    ctx.reply.integer(static_cast<int64_t>(s.info->id));
+  } else if (strcasecmp_view(sub, "SETNAME") && ctx.argc() == 3) {
+    if (!valid_client_name(ctx.arg(2))) {
+      ctx.error("ERR Client names cannot contain spaces, newlines or special characters.");
+      return;
+    }
+    ctx.engine.clients().set_name(*s.info, std::string(ctx.arg(2)));
+    ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "GETNAME") && ctx.argc() == 2) {
+    std::string name = ctx.engine.clients().name(*s.info);
+    if (name.empty()) {
+      ctx.reply.null();
+    } else {
+      ctx.reply.bulk(name);
+    }
+  } else if (strcasecmp_view(sub, "LIST")) {
+    client_list(ctx);
+  } else if (strcasecmp_view(sub, "INFO") && ctx.argc() == 2) {
+    ctx.reply.verbatim(ctx.engine.clients().describe(*s.info, ctx.now_ms, "client|info") + "\n");
+  } else if (strcasecmp_view(sub, "KILL") && ctx.argc() >= 3) {
+    client_kill(ctx);
+  } else if (strcasecmp_view(sub, "SETINFO") && ctx.argc() == 4) {
+    std::string attr(ctx.arg(2));
+    std::string val(ctx.arg(3));
+    if (!valid_client_name(val) && !val.empty()) {
+      ctx.error("ERR " + attr + " cannot contain spaces, newlines or special characters.");
+      return;
+    }
+    if (strcasecmp_view(attr, "LIB-NAME")) {
+      ctx.engine.clients().set_lib(*s.info, &val, nullptr);
+    } else if (strcasecmp_view(attr, "LIB-VER")) {
+      ctx.engine.clients().set_lib(*s.info, nullptr, &val);
+    } else {
+      ctx.error("ERR Unrecognized option '" + attr + "'");
+      return;
+    }
+    ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "NO-EVICT") && ctx.argc() == 3) {
+    if (!strcasecmp_view(ctx.arg(2), "ON") && !strcasecmp_view(ctx.arg(2), "OFF")) {
+      ctx.error(err::kSyntax);
+      return;
+    }
+    ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "REPLY") && ctx.argc() == 3) {
+    if (strcasecmp_view(ctx.arg(2), "ON")) {
+      s.reply_mode = ReplyMode::kOn;
+      ctx.reply.ok();
+    } else if (strcasecmp_view(ctx.arg(2), "OFF")) {
+      s.reply_mode = ReplyMode::kOff;
+    } else if (strcasecmp_view(ctx.arg(2), "SKIP")) {
+      if (s.reply_mode == ReplyMode::kOn) {
+        s.skip_this_reply = true;
+      }
+    } else {
+      ctx.error(err::kSyntax);
+    }
+  } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
+    static const char* kHelp[] = {
+        "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "ID", "    Return the ID of the current connection.",
+        "GETNAME", "    Return the name of the current connection.",
+        "SETNAME <name>", "    Assign the name <name> to the current connection.",
+        "LIST [TYPE <type>] [ID <id> [<id> ...]]", "    Return information about client connections.",
+        "INFO", "    Return information about the current client connection.",
+        "KILL <ip:port> | KILL <option> <value> [...]", "    Kill connections.",
+        "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+        "NO-EVICT (ON|OFF)", "    Protect the current client connection from eviction.",
+        "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+        "HELP", "    Print this help."};
+    ctx.reply.array(std::size(kHelp));
+    for (const char* line : kHelp) {
+      ctx.reply.simple(line);
+    }
+  } else {
+    arity_error();
+  }
+}
+
+}  // namespace
+
+void register_connection(Table& t) {
+  constexpr uint32_t kConn = kConnection | kFast;
+  // clang-format off
+  t.add({"PING",   -1, kConn, no_keys(), cmd_ping, "connection", "PING [message]", "Returns the server's liveliness response."});
+  t.add({"ECHO",    2, kConn, no_keys(), cmd_echo, "connection", "ECHO message", "Returns the given string."});
+  t.add({"HELLO",  -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_hello, "connection", "HELLO [protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the server: selects the protocol version, authenticates, names the client."});
+  t.add({"AUTH",   -2, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_auth, "connection", "AUTH [username] password", "Authenticates the connection."});
+  t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database (only database 0 exists)."});
+  t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
+  t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
+  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|SETINFO|NO-EVICT|REPLY|HELP [arguments]", "Inspects and controls client connections."});
+  // clang-format on
+}
+
+}  // namespace hotkv

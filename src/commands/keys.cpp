@@ -1,0 +1,367 @@
+// Generic key commands: DEL, UNLINK, EXISTS, TOUCH, TYPE, RENAME, RENAMENX, COPY, KEYS, SCAN,
+// RANDOMKEY, OBJECT, DBSIZE, FLUSHALL/FLUSHDB. Multi-key commands are written once: when keys
+// span shards the dispatcher runs them atomically with the shards parked and ctx.db(key) finds
+// each key's keyspace, so the result is exactly what single-threaded Redis would give.
+#include <random>
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/families.hpp"
+#include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/util/glob.hpp"
+#include "hotkv/util/numbers.hpp"
+
+namespace hotkv {
+namespace {
+
+// Calls fn(Shard&) for every shard the command may see: all shards when they are parked for
+// a whole-keyspace command, otherwise just the executing one (a single-shard server).
+template <class F>
+void for_each_visible_shard(CommandContext& ctx, F&& fn) {
+  if (!ctx.multi_shard) {
+    fn(ctx.shard);
+    return;
+  }
+  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+    fn(ctx.engine.shard(i));
+  }
+}
+
+void cmd_del(CommandContext& ctx) {
+  int64_t n = 0;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    Keyspace& db = ctx.db(ctx.arg(i));
+    if (db.find(ctx.arg(i), ctx.now_ms) != nullptr && db.erase(ctx.arg(i))) {
+      ++n;
+    }
+  }
+  ctx.reply.integer(n);
+}
+
+void cmd_exists(CommandContext& ctx) {
+  int64_t n = 0;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    if (ctx.db(ctx.arg(i)).find_read(ctx.arg(i), ctx.now_ms) != nullptr) {
+      ++n;
+    }
+  }
+  ctx.reply.integer(n);
+}
+
+void cmd_type(CommandContext& ctx) {
+  Value* v = ctx.db(ctx.arg(1)).find(ctx.arg(1), ctx.now_ms);
+  ctx.reply.simple(v == nullptr ? "none" : value_type_name(v->type()));
+}
+
+void rename_generic(CommandContext& ctx, bool nx) {
+  std::string_view src = ctx.arg(1);
+  std::string_view dst = ctx.arg(2);
+  Keyspace& src_db = ctx.db(src);
+  Value* v = src_db.find(src, ctx.now_ms);
+  if (v == nullptr) {
+    ctx.error(err::kNoSuchKey);
+    return;
+  }
+  if (src == dst) {
+    if (nx) {
+      ctx.reply.integer(0);
+    } else {
+      ctx.reply.ok();
+    }
+    return;
+  }
+  Keyspace& dst_db = ctx.db(dst);
+  if (nx && dst_db.find(dst, ctx.now_ms) != nullptr) {
+    ctx.reply.integer(0);
+    return;
+  }
+  Value moved = std::move(*v);
+  src_db.erase(src);
+  dst_db.put(dst, std::move(moved));  // the deadline travels with the value
+  if (nx) {
+    ctx.reply.integer(1);
+  } else {
+    ctx.reply.ok();
+  }
+}
+
+void cmd_rename(CommandContext& ctx) { rename_generic(ctx, false); }
+void cmd_renamenx(CommandContext& ctx) { rename_generic(ctx, true); }
+
+// COPY source destination [DB destination-db] [REPLACE]
+void cmd_copy(CommandContext& ctx) {
+  bool replace = false;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    if (strcasecmp_view(ctx.arg(i), "REPLACE")) {
+      replace = true;
+    } else if (strcasecmp_view(ctx.arg(i), "DB") && i + 1 < ctx.argc()) {
+      int64_t db = 0;
+      if (!ctx.int_arg_or_reply(++i, db)) {
+        return;
+      }
+      if (db != 0) {
+        ctx.error(err::kDbIndexRange);
+        return;
+      }
+    } else {
+      ctx.error(err::kSyntax);
+      return;
+    }
+  }
+  std::string_view src = ctx.arg(1);
+  std::string_view dst = ctx.arg(2);
+  if (src == dst) {
+    ctx.error("ERR source and destination objects are the same");
+    return;
+  }
+  Value* v = ctx.db(src).find(src, ctx.now_ms);
+  if (v == nullptr) {
+    ctx.reply.integer(0);
+    return;
+  }
+  Keyspace& dst_db = ctx.db(dst);
+  if (!replace && dst_db.find(dst, ctx.now_ms) != nullptr) {
+    ctx.reply.integer(0);
+    return;
+  }
+  dst_db.put(dst, *v);
+  ctx.reply.integer(1);
+}
+
+void cmd_keys(CommandContext& ctx) {
+  std::string_view pattern = ctx.arg(1);
+  bool all = pattern == "*";
+  std::vector<std::string> found;
+  for_each_visible_shard(ctx, [&](Shard& s) {
+    s.keyspace().dict().for_each([&](const std::string& key, Value& v) {
+      if (v.has_expiry() && v.expire_at_ms() <= ctx.now_ms) {
+        return;
+      }
+      if (all || glob_match(pattern, key)) {
+        found.push_back(key);
+      }
+    });
+  });
+  ctx.reply.array(found.size());
+  for (const auto& k : found) {
+    ctx.reply.bulk(k);
+  }
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. The cursor packs the shard index with
+// that shard's table cursor (cursor = table_cursor * shards + shard), so one walk visits every
+// shard in turn and inherits the table's guarantee: a key present for the whole scan is
+// returned at least once, even while tables grow or shrink between calls.
+void cmd_scan(CommandContext& ctx) {
+  auto cursor = parse_int64(ctx.arg(1));
+  uint64_t ucursor = 0;
+  if (!cursor) {
+    // Redis accepts any unsigned 64-bit cursor.
+    char* end = nullptr;
+    std::string text(ctx.arg(1));
+    errno = 0;
+    unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-') {
+      ctx.error(err::kInvalidCursor);
+      return;
+    }
+    ucursor = v;
+  } else {
+    ucursor = static_cast<uint64_t>(*cursor);
+  }
+  std::string_view pattern;
+  bool has_pattern = false;
+  int64_t count = 10;
+  std::string_view type;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (i + 1 >= ctx.argc()) {
+      ctx.error(err::kSyntax);
+      return;
+    }
+    if (strcasecmp_view(ctx.arg(i), "MATCH")) {
+      pattern = ctx.arg(++i);
+      has_pattern = pattern != "*";
+    } else if (strcasecmp_view(ctx.arg(i), "COUNT")) {
+      if (!ctx.int_arg_or_reply(++i, count)) {
+        return;
+      }
+      if (count < 1) {
+        ctx.error(err::kSyntax);
+        return;
+      }
+    } else if (strcasecmp_view(ctx.arg(i), "TYPE")) {
+      type = ctx.arg(++i);
+    } else {
+      ctx.error(err::kSyntax);
+      return;
+    }
+  }
+  size_t shards = ctx.multi_shard ? ctx.engine.shard_count() : 1;
+  size_t shard_index = static_cast<size_t>(ucursor % shards);
+  uint64_t table_cursor = ucursor / shards;
+  std::vector<std::string> found;
+  // Bound the buckets visited per call so a sparse MATCH cannot stall the shard.
+  int64_t budget = count * 10;
+  uint64_t next = 0;
+  while (true) {
+    Shard& s = ctx.multi_shard ? ctx.engine.shard(shard_index) : ctx.shard;
+    Keyspace& ks = s.keyspace();
+    do {
+      table_cursor = ks.dict().scan(table_cursor, [&](const std::string& key, Value& v) {
+        if (v.has_expiry() && v.expire_at_ms() <= ctx.now_ms) {
+          return;
+        }
+        if (has_pattern && !glob_match(pattern, key)) {
+          return;
+        }
+        if (!type.empty() && !equals_ignore_case(type, value_type_name(v.type()))) {
+          return;
+        }
+        found.push_back(key);
+      });
+      --budget;
+    } while (table_cursor != 0 && static_cast<int64_t>(found.size()) < count && budget > 0);
+    if (table_cursor != 0) {
+      next = table_cursor * shards + shard_index;
+      break;
+    }
+    if (++shard_index >= shards) {
+      next = 0;
+      break;
+    }
+    if (static_cast<int64_t>(found.size()) >= count || budget <= 0) {
+      next = shard_index;  // table cursor 0 of the next shard
+      break;
+    }
+  }
+  ctx.reply.array(2);
+  ctx.reply.bulk(std::to_string(next));
+  ctx.reply.array(found.size());
+  for (const auto& k : found) {
+    ctx.reply.bulk(k);
+  }
+}
+
+void cmd_randomkey(CommandContext& ctx) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::vector<Shard*> candidates;
+  for_each_visible_shard(ctx, [&](Shard& s) {
+    if (s.keyspace().size() > 0) {
+      candidates.push_back(&s);
+    }
+  });
+  // Expired keys found on the way are skipped; bounded so a keyspace of only expired keys
+  // cannot loop for long.
+  for (int attempt = 0; attempt < 100 && !candidates.empty(); ++attempt) {
+    uint64_t total = 0;
+    for (Shard* s : candidates) {
+      total += s->keyspace().size();
+    }
+    uint64_t pick = rng() % total;
+    Shard* chosen = candidates.back();
+    for (Shard* s : candidates) {
+      if (pick < s->keyspace().size()) {
+        chosen = s;
+        break;
+      }
+      pick -= s->keyspace().size();
+    }
+    auto* e = chosen->keyspace().dict().random_entry(rng);
+    if (e == nullptr) {
+      continue;
+    }
+    if (e->value.has_expiry() && e->value.expire_at_ms() <= ctx.now_ms) {
+      continue;
+    }
+    ctx.reply.bulk(e->key);
+    return;
+  }
+  ctx.reply.null();
+}
+
+void cmd_object(CommandContext& ctx) {
+  std::string_view sub = ctx.arg(1);
+  if (strcasecmp_view(sub, "HELP")) {
+    static const char* kHelp[] = {
+        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "ENCODING <key>", "    Return the kind of internal representation used to store the value",
+        "FREQ <key>", "    Return the access frequency index of the key (always 0 here).",
+        "IDLETIME <key>", "    Return the idle time of the key (always 0 here).",
+        "REFCOUNT <key>", "    Return the number of references of the value (always 1).",
+        "HELP", "    Print this help."};
+    ctx.reply.array(std::size(kHelp));
+    for (const char* line : kHelp) {
+      ctx.reply.simple(line);
+    }
+    return;
+  }
+  if (ctx.argc() != 3) {
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + std::string(sub) +
+              "'. Try OBJECT HELP.");
+    return;
+  }
+  bool encoding = strcasecmp_view(sub, "ENCODING");
+  bool numeric = strcasecmp_view(sub, "FREQ") || strcasecmp_view(sub, "IDLETIME") ||
+                 strcasecmp_view(sub, "REFCOUNT");
+  if (!encoding && !numeric) {
+    ctx.error("ERR unknown subcommand '" + std::string(sub) + "'. Try OBJECT HELP.");
+    return;
+  }
+  Value* v = ctx.db(ctx.arg(2)).find(ctx.arg(2), ctx.now_ms);
+  if (v == nullptr) {
+    ctx.reply.null();
+  } else if (encoding) {
+    ctx.reply.bulk(v->encoding_name());
+  } else {
+    ctx.reply.integer(strcasecmp_view(sub, "REFCOUNT") ? 1 : 0);
+  }
+}
+
+void cmd_dbsize(CommandContext& ctx) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+    n += ctx.engine.shard(i).keyspace().stats().keys.load(std::memory_order_relaxed);
+  }
+  ctx.reply.integer(static_cast<int64_t>(n));
+}
+
+void cmd_flushall(CommandContext& ctx) {
+  if (ctx.argc() > 2 || (ctx.argc() == 2 && !strcasecmp_view(ctx.arg(1), "SYNC") &&
+                         !strcasecmp_view(ctx.arg(1), "ASYNC"))) {
+    ctx.error(err::kSyntax);
+    return;
+  }
+  for_each_visible_shard(ctx, [](Shard& s) { s.keyspace().clear(); });
+  ctx.reply.ok();
+}
+
+// OBJECT's key is its third argument, present only for the subcommands that take one.
+void object_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
+  if (argv.size() == 3) {
+    out.push_back(2);
+  }
+}
+
+}  // namespace
+
+void register_keys(Table& t) {
+  // clang-format off
+  t.add({"DEL",       -2, kWrite, keys(1, -1, 1), cmd_del, "generic", "DEL key [key ...]", "Deletes one or more keys."});
+  t.add({"UNLINK",    -2, kWrite | kFast, keys(1, -1, 1), cmd_del, "generic", "UNLINK key [key ...]", "Asynchronously deletes one or more keys."});
+  t.add({"EXISTS",    -2, kReadOnly | kFast, keys(1, -1, 1), cmd_exists, "generic", "EXISTS key [key ...]", "Determines whether one or more keys exist."});
+  t.add({"TOUCH",     -2, kReadOnly | kFast, keys(1, -1, 1), cmd_exists, "generic", "TOUCH key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed."});
+  t.add({"TYPE",       2, kReadOnly | kFast, keys(1, 1, 1), cmd_type, "generic", "TYPE key", "Determines the type of value stored at a key."});
+  t.add({"RENAME",     3, kWrite, keys(1, 2, 1), cmd_rename, "generic", "RENAME key newkey", "Renames a key and overwrites the destination."});
+  t.add({"RENAMENX",   3, kWrite | kFast, keys(1, 2, 1), cmd_renamenx, "generic", "RENAMENX key newkey", "Renames a key only when the target key name doesn't exist."});
+  t.add({"COPY",      -3, kWrite | kDenyOom, keys(1, 2, 1), cmd_copy, "generic", "COPY source destination [DB destination-db] [REPLACE]", "Copies the value of a key to a new key."});
+  t.add({"KEYS",       2, kReadOnly | kAllShards, no_keys(), cmd_keys, "generic", "KEYS pattern", "Returns all key names that match a pattern."});
+  t.add({"SCAN",      -2, kReadOnly | kAllShards, no_keys(), cmd_scan, "generic", "SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]", "Iterates over the key names in the database."});
+  t.add({"RANDOMKEY",  1, kReadOnly | kAllShards, no_keys(), cmd_randomkey, "generic", "RANDOMKEY", "Returns a random key name from the database."});
+  t.add({"OBJECT",    -2, kReadOnly, key_finder(2, 2, 1, object_keys), cmd_object, "generic", "OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key", "Inspects the internals of a value (ENCODING, FREQ, IDLETIME, REFCOUNT, HELP)."});
+  t.add({"DBSIZE",     1, kReadOnly | kFast, no_keys(), cmd_dbsize, "server", "DBSIZE", "Returns the number of keys in the database."});
+  t.add({"FLUSHALL",  -1, kWrite | kAllShards, no_keys(), cmd_flushall, "server", "FLUSHALL [ASYNC|SYNC]", "Removes all keys from all databases."});
+  t.add({"FLUSHDB",   -1, kWrite | kAllShards, no_keys(), cmd_flushall, "server", "FLUSHDB [ASYNC|SYNC]", "Remove all keys from the current database."});
+  // clang-format on
+}
+
+}  // namespace hotkv

@@ -1,0 +1,575 @@
+// Server administration: INFO, CONFIG, COMMAND, TIME, LASTSAVE, SHUTDOWN and DEBUG. COMMAND's
+// replies (INFO, DOCS, LIST, COUNT, GETKEYS) are generated from the command table.
+#include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/families.hpp"
+#include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/util/clock.hpp"
+#include "hotkv/util/glob.hpp"
+#include "hotkv/util/numbers.hpp"
+
+namespace hotkv {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string human_bytes(uint64_t n) {
+  const char* units[] = {"B", "K", "M", "G", "T"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{}B", n) : fmt::format("{:.2f}{}", v, units[u]);
+}
+
+uint64_t rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0;
+  uint64_t resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+uint64_t used_memory_bytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+const std::string& run_id() {
+  static const std::string id = [] {
+    std::random_device rd;
+    std::string s;
+    const char* hex = "0123456789abcdef";
+    for (int i = 0; i < 40; ++i) {
+      s.push_back(hex[rd() % 16]);
+    }
+    return s;
+  }();
+  return id;
+}
+
+// ---------------------------------------------------------------------------------- INFO
+
+void info_server(CommandContext& ctx, std::string& out) {
+  int64_t uptime = (ctx.now_ms - ctx.engine.start_unix_ms()) / 1000;
+  char exe[4096] = {0};
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n < 0) {
+    n = 0;
+  }
+  out += fmt::format(
+      "# Server\r\nredis_version:7.2.0\r\nhotkv_version:{}\r\nredis_mode:standalone\r\n"
+      "os:Linux\r\narch_bits:64\r\nmultiplexing_api:epoll\r\nprocess_id:{}\r\nrun_id:{}\r\n"
+      "tcp_port:{}\r\nserver_time_usec:{}\r\nuptime_in_seconds:{}\r\nuptime_in_days:{}\r\n"
+      "hz:10\r\nexecutable:{}\r\nconfig_file:{}\r\nthreads:{}\r\n\r\n",
+      HOTKV_VERSION, getpid(), run_id(), ctx.engine.config().port.load(), unix_us(), uptime,
+      uptime / 86400, std::string(exe, static_cast<size_t>(n)), ctx.engine.config().config_file(),
+      ctx.engine.shard_count());
+}
+
+void info_clients(CommandContext& ctx, std::string& out) {
+  out += fmt::format(
+      "# Clients\r\nconnected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\n"
+      "blocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n\r\n",
+      ctx.engine.clients().count(), ctx.engine.config().maxclients.load());
+}
+
+void info_memory(CommandContext&, std::string& out) {
+  uint64_t used = used_memory_bytes();
+  uint64_t rss = rss_bytes();
+  out += fmt::format(
+      "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
+      "used_memory_rss_human:{}\r\nmaxmemory:0\r\nmaxmemory_human:0B\r\n"
+      "maxmemory_policy:noeviction\r\nmem_fragmentation_ratio:{:.2f}\r\nmem_allocator:libc\r\n\r\n",
+      used, human_bytes(used), rss, human_bytes(rss),
+      used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used));
+}
+
+void info_persistence(CommandContext& ctx, std::string& out) {
+  out += fmt::format(
+      "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
+      "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\naof_enabled:0\r\n"
+      "aof_rewrite_in_progress:0\r\n\r\n",
+      ctx.engine.start_unix_ms() / 1000);
+}
+
+void info_stats(CommandContext& ctx, std::string& out) {
+  uint64_t commands = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t expired = 0;
+  uint64_t backlog = 0;
+  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+    Shard& s = ctx.engine.shard(i);
+    const KeyspaceStats& st = s.keyspace().stats();
+    commands += s.commands_processed().load(std::memory_order_relaxed);
+    hits += st.hits.load(std::memory_order_relaxed);
+    misses += st.misses.load(std::memory_order_relaxed);
+    expired += st.expired.load(std::memory_order_relaxed);
+    backlog += st.backlog.load(std::memory_order_relaxed);
+  }
+  ServerStats& ss = ctx.engine.stats();
+  out += fmt::format(
+      "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\n"
+      "instantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\n"
+      "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
+      "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:0\r\n"
+      "pubsub_patterns:0\r\ntotal_error_replies:{}\r\ncross_shard_atomic_ops:{}\r\n\r\n",
+      ss.connections_received.load(), commands, ss.ops_per_sec.load(), ss.net_input_bytes.load(),
+      ss.net_output_bytes.load(), ss.rejected_connections.load(), expired, backlog, hits, misses,
+      ss.total_error_replies.load(), ss.atomic_operations.load());
+}
+
+void info_replication(CommandContext&, std::string& out) {
+  out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n\r\n";
+}
+
+void info_cpu(CommandContext&, std::string& out) {
+  struct rusage self {};
+  struct rusage children {};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto secs = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  out += fmt::format(
+      "# CPU\r\nused_cpu_sys:{:.6f}\r\nused_cpu_user:{:.6f}\r\nused_cpu_sys_children:{:.6f}\r\n"
+      "used_cpu_user_children:{:.6f}\r\n\r\n",
+      secs(self.ru_stime), secs(self.ru_utime), secs(children.ru_stime),
+      secs(children.ru_utime));
+}
+
+void info_commandstats(CommandContext& ctx, std::string& out) {
+  out += "# Commandstats\r\n";
+  for (const auto& spec : ctx.engine.table().all()) {
+    uint64_t calls = 0;
+    uint64_t usec = 0;
+    uint64_t failed = 0;
+    for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+      CommandStat& st = ctx.engine.shard(i).command_stat(spec.id);
+      calls += st.calls.load(std::memory_order_relaxed);
+      usec += st.usec.load(std::memory_order_relaxed);
+      failed += st.failed.load(std::memory_order_relaxed);
+    }
+    if (calls == 0) {
+      continue;
+    }
+    out += fmt::format(
+        "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls=0,failed_calls={}\r\n",
+        lower(spec.name), calls, usec, static_cast<double>(usec) / static_cast<double>(calls),
+        failed);
+  }
+  out += "\r\n";
+}
+
+void info_keyspace(CommandContext& ctx, std::string& out) {
+  uint64_t keys = 0;
+  uint64_t expires = 0;
+  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+    const KeyspaceStats& st = ctx.engine.shard(i).keyspace().stats();
+    keys += st.keys.load(std::memory_order_relaxed);
+    expires += st.expires.load(std::memory_order_relaxed);
+  }
+  out += "# Keyspace\r\n";
+  if (keys > 0) {
+    out += fmt::format("db0:keys={},expires={},avg_ttl=0\r\n", keys, expires);
+  }
+  out += "\r\n";
+}
+
+struct InfoSection {
+  const char* name;
+  void (*render)(CommandContext&, std::string&);
+  bool in_default;
+};
+
+const InfoSection kInfoSections[] = {
+    {"server", info_server, true},           {"clients", info_clients, true},
+    {"memory", info_memory, true},           {"persistence", info_persistence, true},
+    {"stats", info_stats, true},             {"replication", info_replication, true},
+    {"cpu", info_cpu, true},                 {"commandstats", info_commandstats, false},
+    {"keyspace", info_keyspace, true},
+};
+
+void cmd_info(CommandContext& ctx) {
+  std::vector<std::string> wanted;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    wanted.push_back(lower(ctx.arg(i)));
+  }
+  bool defaults = wanted.empty() || std::count(wanted.begin(), wanted.end(), "default") > 0;
+  bool all = std::count(wanted.begin(), wanted.end(), "all") > 0 ||
+             std::count(wanted.begin(), wanted.end(), "everything") > 0;
+  std::string out;
+  for (const auto& sec : kInfoSections) {
+    bool named = std::count(wanted.begin(), wanted.end(), sec.name) > 0;
+    if (all || named || (defaults && sec.in_default)) {
+      sec.render(ctx, out);
+    }
+  }
+  // Redis ends the text without the last blank line.
+  while (out.size() >= 2 && out.compare(out.size() - 2, 2, "\r\n") == 0 &&
+         out.size() >= 4 && out.compare(out.size() - 4, 4, "\r\n\r\n") == 0) {
+    out.resize(out.size() - 2);
+  }
+  ctx.reply.verbatim(out);
+}
+
+// --------------------------------------------------------------------------------- CONFIG
+
+void cmd_config(CommandContext& ctx) {
+  std::string_view sub = ctx.arg(1);
+  Config& cfg = ctx.engine.config();
+  if (strcasecmp_view(sub, "GET") && ctx.argc() >= 3) {
+    std::vector<std::pair<std::string, std::string>> found;
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      for (auto& kv : cfg.get_matching(ctx.arg(i))) {
+        if (std::none_of(found.begin(), found.end(),
+                         [&](const auto& f) { return f.first == kv.first; })) {
+          found.push_back(std::move(kv));
+        }
+      }
+    }
+    ctx.reply.map(found.size());
+    for (const auto& [name, value] : found) {
+      ctx.reply.bulk(name);
+      ctx.reply.bulk(value);
+    }
+  } else if (strcasecmp_view(sub, "SET") && ctx.argc() >= 4 && ctx.argc() % 2 == 0) {
+    // Validate every pair before applying any, so a bad pair changes nothing.
+    for (size_t i = 2; i < ctx.argc(); i += 2) {
+      if (!cfg.exists(ctx.arg(i))) {
+        ctx.error("ERR Unknown option or number of arguments for CONFIG SET - '" +
+                  std::string(ctx.arg(i)) + "'");
+        return;
+      }
+    }
+    for (size_t i = 2; i < ctx.argc(); i += 2) {
+      std::string reason = cfg.set(ctx.arg(i), ctx.arg(i + 1), false);
+      if (!reason.empty()) {
+        ctx.error("ERR CONFIG SET failed (possibly related to argument '" +
+                  lower(ctx.arg(i)) + "') - " + reason);
+        return;
+      }
+    }
+    ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "RESETSTAT") && ctx.argc() == 2) {
+    for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+      Shard& s = ctx.engine.shard(i);
+      KeyspaceStats& st = s.keyspace().stats();
+      st.hits.store(0);
+      st.misses.store(0);
+      st.expired.store(0);
+      s.commands_processed().store(0);
+      for (size_t c = 0; c < ctx.engine.table().size(); ++c) {
+        s.command_stat(c).calls.store(0);
+        s.command_stat(c).usec.store(0);
+        s.command_stat(c).failed.store(0);
+      }
+    }
+    ServerStats& ss = ctx.engine.stats();
+    ss.connections_received.store(0);
+    ss.rejected_connections.store(0);
+    ss.net_input_bytes.store(0);
+    ss.net_output_bytes.store(0);
+    ss.total_error_replies.store(0);
+    ss.atomic_operations.store(0);
+    ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "REWRITE") && ctx.argc() == 2) {
+    ctx.error("ERR CONFIG REWRITE is not supported; edit the config file");
+  } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
+    static const char* kHelp[] = {
+        "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+        "RESETSTAT", "    Reset statistics reported by the INFO command.",
+        "HELP", "    Print this help."};
+    ctx.reply.array(std::size(kHelp));
+    for (const char* line : kHelp) {
+      ctx.reply.simple(line);
+    }
+  } else {
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower(sub) +
+              "'. Try CONFIG HELP.");
+  }
+}
+
+// -------------------------------------------------------------------------------- COMMAND
+
+std::vector<std::string> acl_categories(const CommandSpec& c) {
+  std::vector<std::string> out;
+  if (c.group == "generic") {
+    out.emplace_back("@keyspace");
+  } else if (c.group != "server") {
+    out.push_back("@" + c.group);
+  }
+  if ((c.flags & kWrite) != 0) {
+    out.emplace_back("@write");
+  }
+  if ((c.flags & kReadOnly) != 0) {
+    out.emplace_back("@read");
+  }
+  out.emplace_back((c.flags & kFast) != 0 ? "@fast" : "@slow");
+  if ((c.flags & kAdmin) != 0) {
+    out.emplace_back("@admin");
+    out.emplace_back("@dangerous");
+  }
+  if ((c.flags & kAllShards) != 0 && (c.flags & kWrite) != 0) {
+    out.emplace_back("@dangerous");
+  }
+  return out;
+}
+
+void reply_command_info(CommandContext& ctx, const CommandSpec& c) {
+  ctx.reply.array(10);
+  ctx.reply.bulk(lower(c.name));
+  ctx.reply.integer(c.arity);
+  auto flags = flag_names(c.flags);
+  ctx.reply.set(flags.size());
+  for (const auto& f : flags) {
+    ctx.reply.simple(f);
+  }
+  ctx.reply.integer(c.keys.first);
+  ctx.reply.integer(c.keys.last);
+  ctx.reply.integer(c.keys.step);
+  auto cats = acl_categories(c);
+  ctx.reply.set(cats.size());
+  for (const auto& cat : cats) {
+    ctx.reply.simple(cat);
+  }
+  ctx.reply.set(0);    // tips
+  ctx.reply.array(0);  // key specifications
+  ctx.reply.array(0);  // subcommands
+}
+
+void reply_command_docs(CommandContext& ctx, const CommandSpec& c) {
+  ctx.reply.bulk(lower(c.name));
+  ctx.reply.map(4);
+  ctx.reply.bulk("summary");
+  ctx.reply.bulk(c.summary);
+  ctx.reply.bulk("since");
+  ctx.reply.bulk("1.0.0");
+  ctx.reply.bulk("group");
+  ctx.reply.bulk(c.group);
+  ctx.reply.bulk("syntax");
+  ctx.reply.bulk(c.syntax);
+}
+
+void cmd_command(CommandContext& ctx) {
+  const Table& table = ctx.engine.table();
+  if (ctx.argc() == 1) {
+    ctx.reply.array(table.size());
+    for (const auto& c : table.all()) {
+      reply_command_info(ctx, c);
+    }
+    return;
+  }
+  std::string_view sub = ctx.arg(1);
+  if (strcasecmp_view(sub, "COUNT") && ctx.argc() == 2) {
+    ctx.reply.integer(static_cast<int64_t>(table.size()));
+  } else if (strcasecmp_view(sub, "INFO")) {
+    if (ctx.argc() == 2) {
+      ctx.reply.array(table.size());
+      for (const auto& c : table.all()) {
+        reply_command_info(ctx, c);
+      }
+      return;
+    }
+    ctx.reply.array(ctx.argc() - 2);
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      const CommandSpec* c = table.find(ctx.arg(i));
+      if (c == nullptr) {
+        ctx.reply.null_array();
+      } else {
+        reply_command_info(ctx, *c);
+      }
+    }
+  } else if (strcasecmp_view(sub, "DOCS")) {
+    std::vector<const CommandSpec*> specs;
+    if (ctx.argc() == 2) {
+      for (const auto& c : table.all()) {
+        specs.push_back(&c);
+      }
+    } else {
+      for (size_t i = 2; i < ctx.argc(); ++i) {
+        if (const CommandSpec* c = table.find(ctx.arg(i))) {
+          specs.push_back(c);
+        }
+      }
+    }
+    ctx.reply.map(specs.size());
+    for (const CommandSpec* c : specs) {
+      reply_command_docs(ctx, *c);
+    }
+  } else if (strcasecmp_view(sub, "LIST")) {
+    std::string_view pattern;
+    bool filter = false;
+    if (ctx.argc() == 5 && strcasecmp_view(ctx.arg(2), "FILTERBY")) {
+      std::string_view kind = ctx.arg(3);
+      filter = true;
+      if (strcasecmp_view(kind, "PATTERN")) {
+        pattern = ctx.arg(4);
+      } else if (strcasecmp_view(kind, "ACLCAT")) {
+        std::vector<std::string> names;
+        std::string cat = "@" + lower(ctx.arg(4));
+        for (const auto& c : table.all()) {
+          auto cats = acl_categories(c);
+          if (std::find(cats.begin(), cats.end(), cat) != cats.end()) {
+            names.push_back(lower(c.name));
+          }
+        }
+        ctx.reply.array(names.size());
+        for (const auto& n : names) {
+          ctx.reply.bulk(n);
+        }
+        return;
+      } else if (strcasecmp_view(kind, "MODULE")) {
+        ctx.reply.array(0);
+        return;
+      } else {
+        ctx.error(err::kSyntax);
+        return;
+      }
+    } else if (ctx.argc() != 2) {
+      ctx.error(err::kSyntax);
+      return;
+    }
+    std::vector<std::string> names;
+    for (const auto& c : table.all()) {
+      std::string n = lower(c.name);
+      if (!filter || glob_match(pattern, n, true)) {
+        names.push_back(std::move(n));
+      }
+    }
+    ctx.reply.array(names.size());
+    for (const auto& n : names) {
+      ctx.reply.bulk(n);
+    }
+  } else if (strcasecmp_view(sub, "GETKEYS") && ctx.argc() >= 3) {
+    const CommandSpec* c = table.find(ctx.arg(2));
+    if (c == nullptr) {
+      ctx.error("ERR Invalid command specified");
+      return;
+    }
+    auto argv = ctx.argv.subspan(2);
+    int argc = static_cast<int>(argv.size());
+    if ((c->arity > 0 && argc != c->arity) || (c->arity < 0 && argc < -c->arity)) {
+      ctx.error("ERR Invalid number of arguments specified for command");
+      return;
+    }
+    std::vector<size_t> idx;
+    if (!Table::key_indexes(*c, argv, idx) || idx.empty()) {
+      ctx.error("ERR The command has no key arguments");
+      return;
+    }
+    ctx.reply.array(idx.size());
+    for (size_t i : idx) {
+      ctx.reply.bulk(argv[i]);
+    }
+  } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
+    static const char* kHelp[] = {
+        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "(no subcommand)", "    Return details about all commands.",
+        "COUNT", "    Return the total number of commands in this server.",
+        "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+        "    Return a list of all commands in this server.",
+        "INFO [<command-name> ...]", "    Return details about multiple commands.",
+        "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
+        "GETKEYS <full-command>", "    Return the keys from a full command.",
+        "HELP", "    Print this help."};
+    ctx.reply.array(std::size(kHelp));
+    for (const char* line : kHelp) {
+      ctx.reply.simple(line);
+    }
+  } else {
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower(sub) +
+              "'. Try COMMAND HELP.");
+  }
+}
+
+// ------------------------------------------------------------------------------- the rest
+
+void cmd_time(CommandContext& ctx) {
+  int64_t us = unix_us();
+  ctx.reply.array(2);
+  ctx.reply.bulk_int(us / 1000000);
+  ctx.reply.bulk_int(us % 1000000);
+}
+
+void cmd_lastsave(CommandContext& ctx) { ctx.reply.integer(ctx.engine.start_unix_ms() / 1000); }
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: there is nothing to save yet, so the options are
+// accepted and the server stops; like Redis, the client gets no reply, only a closed connection.
+void cmd_shutdown(CommandContext& ctx) {
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    std::string_view a = ctx.arg(i);
+    if (strcasecmp_view(a, "ABORT")) {
+      ctx.error("ERR No shutdown in progress.");
+      return;
+    }
+    if (!strcasecmp_view(a, "NOSAVE") && !strcasecmp_view(a, "SAVE") &&
+        !strcasecmp_view(a, "NOW") && !strcasecmp_view(a, "FORCE")) {
+      ctx.error(err::kSyntax);
+      return;
+    }
+  }
+  ctx.session->close_after_reply = true;
+  ctx.engine.request_shutdown();
+}
+
+// DEBUG SLEEP <seconds> blocks the calling thread, as Redis's does; tests use it to hold a
+// shard busy.
+void cmd_debug(CommandContext& ctx) {
+  std::string_view sub = ctx.arg(1);
+  if (strcasecmp_view(sub, "SLEEP") && ctx.argc() == 3) {
+    auto secs = parse_double(ctx.arg(2));
+    if (!secs || *secs < 0) {
+      ctx.error(err::kNotFloat);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(*secs * 1e6)));
+    ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
+    ctx.reply.array(2);
+    ctx.reply.simple("DEBUG SLEEP <seconds>");
+    ctx.reply.simple("    Stop the server for <seconds>. Decimals allowed.");
+  } else {
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower(sub) +
+              "'. Try DEBUG HELP.");
+  }
+}
+
+}  // namespace
+
+void register_server(Table& t) {
+  constexpr uint32_t kAdminConn = kAdmin | kNoScript | kConnection;
+  // clang-format off
+  t.add({"INFO",     -1, kLoading | kStale, no_keys(), cmd_info, "server", "INFO [section [section ...]]", "Returns information and statistics about the server."});
+  t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime."});
+  t.add({"COMMAND",  -1, kLoading | kStale, no_keys(), cmd_command, "server", "COMMAND [COUNT|INFO|DOCS|LIST|GETKEYS|HELP] [arguments]", "Returns detailed information about commands."});
+  t.add({"TIME",      1, kLoading | kStale | kFast, no_keys(), cmd_time, "server", "TIME", "Returns the server time."});
+  t.add({"LASTSAVE",  1, kLoading | kStale | kFast, no_keys(), cmd_lastsave, "server", "LASTSAVE", "Returns the Unix timestamp of the last successful save to disk."});
+  t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});
+  t.add({"DEBUG",    -2, kAdminConn | kLoading | kStale, no_keys(), cmd_debug, "server", "DEBUG SLEEP seconds", "A debugging command (SLEEP only) for tests."});
+  // clang-format on
+}
+
+}  // namespace hotkv

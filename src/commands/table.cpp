@@ -1,0 +1,111 @@
+// The command table (see table.hpp): registration, case-insensitive lookup, key positions and
+// the docs page rendered from it.
+#include "hotkv/commands/table.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <stdexcept>
+
+#include "hotkv/commands/families.hpp"
+
+namespace hotkv {
+
+void Table::add(CommandSpec spec) {
+  if (spec.handler == nullptr || index_.count(spec.name) > 0) {
+    throw std::logic_error("bad command table entry: " + spec.name);
+  }
+  spec.id = commands_.size();
+  index_.emplace(spec.name, spec.id);
+  commands_.push_back(std::move(spec));
+}
+
+const CommandSpec* Table::find(std::string_view name) const {
+  char buf[64];
+  if (name.size() > sizeof(buf)) {
+    return nullptr;
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    buf[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[i])));
+  }
+  auto it = index_.find(std::string_view(buf, name.size()));
+  return it == index_.end() ? nullptr : &commands_[it->second];
+}
+
+bool Table::key_indexes(const CommandSpec& spec, std::span<const std::string_view> argv,
+                        std::vector<size_t>& out) {
+  if (spec.keys.finder != nullptr) {
+    spec.keys.finder(argv, out);
+    return true;
+  }
+  if (spec.keys.first <= 0) {
+    return true;
+  }
+  int argc = static_cast<int>(argv.size());
+  int last = spec.keys.last < 0 ? argc + spec.keys.last : spec.keys.last;
+  int step = spec.keys.step <= 0 ? 1 : spec.keys.step;
+  if (last >= argc) {
+    return false;
+  }
+  for (int i = spec.keys.first; i <= last; i += step) {
+    out.push_back(static_cast<size_t>(i));
+  }
+  return true;
+}
+
+const Table& command_table() {
+  static const Table table = [] {
+    Table t;
+    register_server(t);
+    register_strings(t);
+    register_keys(t);
+    register_expire(t);
+    register_connection(t);
+    return t;
+  }();
+  return table;
+}
+
+std::vector<std::string> flag_names(uint32_t flags) {
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {kWrite, "write"},       {kReadOnly, "readonly"}, {kDenyOom, "denyoom"},
+      {kAdmin, "admin"},       {kPubSub, "pubsub"},     {kNoScript, "noscript"},
+      {kBlocking, "blocking"}, {kLoading, "loading"},   {kStale, "stale"},
+      {kFast, "fast"},         {kNoAuth, "no_auth"},
+  };
+  std::vector<std::string> out;
+  for (const auto& [bit, name] : kNames) {
+    if ((flags & bit) != 0) {
+      out.emplace_back(name);
+    }
+  }
+  return out;
+}
+
+std::string render_commands_markdown(const Table& table) {
+  std::map<std::string, std::vector<const CommandSpec*>> by_group;
+  for (const auto& c : table.all()) {
+    by_group[c.group].push_back(&c);
+  }
+  std::string out =
+      "# Commands\n\n"
+      "Every command HotKV answers, generated from the command table "
+      "(`hotkv --commands-markdown > docs/commands.md`; a unit test checks this file matches).\n"
+      "Arity counts the command name; a negative arity means \"at least\".\n";
+  for (auto& [group, cmds] : by_group) {
+    std::sort(cmds.begin(), cmds.end(),
+              [](const CommandSpec* a, const CommandSpec* b) { return a->name < b->name; });
+    out += "\n## " + group + "\n\n| Syntax | Arity | Flags | Summary |\n|---|---|---|---|\n";
+    for (const CommandSpec* c : cmds) {
+      std::string flags;
+      for (const auto& f : flag_names(c->flags)) {
+        flags += (flags.empty() ? "" : ", ") + f;
+      }
+      out += "| `" + c->syntax + "` | " + std::to_string(c->arity) + " | " + flags + " | " +
+             c->summary + " |\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace hotkv

@@ -1,0 +1,315 @@
+// The connection coroutine (see connection.hpp).
+#include "hotkv/net/connection.hpp"
+
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/read.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
+
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/util/clock.hpp"
+
+namespace hotkv {
+namespace {
+
+constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
+// Replies are written once this much is pending even if more input is queued, so a huge
+// pipeline does not build an unbounded output buffer.
+constexpr size_t kFlushThreshold = 256 * 1024;
+
+ParserLimits limits_from(const Config& c) {
+  ParserLimits l;
+  l.max_bulk_len = c.proto_max_bulk_len.load(std::memory_order_relaxed);
+  l.max_inline_len = static_cast<size_t>(c.max_inline_len.load(std::memory_order_relaxed));
+  return l;
+}
+
+}  // namespace
+
+RateLimitedLog& Connection::protocol_log() {
+  static RateLimitedLog log;
+  return log;
+}
+
+Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shard,
+                       ConnectionSet& set)
+    : socket_(std::move(socket)),
+      engine_(engine),
+      shard_(shard),
+      set_(set),
+      parser_(limits_from(engine.config())) {
+  auto info = std::make_shared<ClientInfo>();
+  info->id = engine_.clients().next_id();
+  std::error_code ec;
+  auto remote = socket_.remote_endpoint(ec);
+  if (!ec) {
+    info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
+  }
+  auto local = socket_.local_endpoint(ec);
+  if (!ec) {
+    info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
+  }
+  info->fd = socket_.native_handle();
+  info->shard = shard;
+  info->created_ms = unix_ms();
+  info->last_interaction_ms.store(info->created_ms, std::memory_order_relaxed);
+  session_.info = info;
+  session_.authenticated = engine_.config().requirepass().empty();
+}
+
+Connection::~Connection() = default;
+
+int64_t Connection::last_interaction_ms() const {
+  return session_.info->last_interaction_ms.load(std::memory_order_relaxed);
+}
+
+void Connection::close() {
+  closing_ = true;
+  std::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+}
+
+void Connection::shutdown() {
+  shutting_down_ = true;
+  if (reading_) {
+    close();
+  }
+}
+
+asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self) {
+  co_await self->run();
+}
+
+asio::awaitable<void> Connection::run() {
+  auto self = shared_from_this();
+  std::weak_ptr<Connection> weak = self;
+  asio::io_context& io = engine_.shard(shard_).io();
+  session_.info->kill = [weak, &io] {
+    asio::post(io, [weak] {
+      if (auto c = weak.lock()) {
+        c->close();
+      }
+    });
+  };
+  engine_.clients().add(session_.info);
+  set_.add(self);
+  for (;;) {
+    if (closing_ || shutting_down_) {
+      break;
+    }
+    in_.prepare();
+    reading_ = true;
+    auto [ec, n] = co_await socket_.async_read_some(asio::buffer(in_.write_ptr(), in_.writable()),
+                                                    kTuple);
+    reading_ = false;
+    if (ec || n == 0) {
+      break;
+    }
+    in_.commit(n);
+    engine_.stats().net_input_bytes.fetch_add(n, std::memory_order_relaxed);
+    session_.info->last_interaction_ms.store(unix_ms(), std::memory_order_relaxed);
+    bool keep = co_await process_input();
+    session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
+    if (!co_await write_output() || !keep) {
+      break;
+    }
+    in_.shrink_if_idle();
+  }
+  set_.remove(id());
+  engine_.clients().remove(id());
+  std::error_code ec;
+  socket_.close(ec);
+}
+
+asio::awaitable<bool> Connection::write_output() {
+  if (out_.empty() || closing_) {
+    co_return !closing_;
+  }
+  session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
+  auto [ec, n] = co_await asio::async_write(socket_, asio::buffer(out_), kTuple);
+  engine_.stats().net_output_bytes.fetch_add(n, std::memory_order_relaxed);
+  session_.info->output_buffer.store(0, std::memory_order_relaxed);
+  if (out_.capacity() > 4 * kFlushThreshold) {
+    std::string().swap(out_);
+  } else {
+    out_.clear();
+  }
+  co_return !ec;
+}
+
+asio::awaitable<void> Connection::flush_remote() {
+  if (remote_batch_.empty()) {
+    co_return;
+  }
+  std::vector<RemoteCommand> batch;
+  batch.swap(remote_batch_);
+  Engine* engine = &engine_;
+  size_t target = remote_shard_;
+  int proto = session_.resp;
+  // The task is a named local, not a temporary inside the co_await expression: GCC 12 has
+  // known bugs with temporaries that live across a coroutine suspension.
+  auto task = [engine, target, proto, batch = std::move(batch)]() {
+    std::string out;
+    ReplyWriter w(out, proto);
+    std::vector<std::string_view> views;
+    for (const RemoteCommand& cmd : batch) {
+      views.assign(cmd.args.begin(), cmd.args.end());
+      execute_command(*cmd.spec, views, *engine, engine->shard(target), false, nullptr, w);
+    }
+    return out;
+  };
+  std::string replies = co_await engine_.call_on(target, std::move(task));
+  out_ += replies;
+}
+
+asio::awaitable<bool> Connection::process_input() {
+  Route route;
+  for (;;) {
+    size_t consumed = 0;
+    args_.clear();
+    ParseStatus st = parser_.parse(in_.data(), consumed, args_);
+    if (st == ParseStatus::kNeedMore) {
+      if (consumed > 0) {
+        // Only empty commands were skipped; more complete commands may follow.
+        in_.consume(consumed);
+        continue;
+      }
+      if (static_cast<int64_t>(in_.size()) >
+          engine_.config().client_query_buffer_limit.load(std::memory_order_relaxed)) {
+        protocol_log().warn("closing client {}: query buffer over client-query-buffer-limit",
+                            session_.info->addr);
+        co_await flush_remote();
+        co_return false;
+      }
+      break;
+    }
+    if (st == ParseStatus::kError) {
+      co_await flush_remote();
+      protocol_log().warn("protocol error from client {}: {}", session_.info->addr,
+                          parser_.error());
+      ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
+      engine_.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+      co_return false;
+    }
+    if (args_.empty()) {
+      in_.consume(consumed);
+      continue;
+    }
+
+    bool suppress = session_.reply_mode == ReplyMode::kOff || session_.skip_this_reply;
+    bool was_skip = session_.skip_this_reply;
+    // The check writes its error into a side buffer: pending remote replies must go first.
+    std::string rejected;
+    ReplyWriter check_writer(rejected, session_.resp);
+    const CommandSpec* spec =
+        check_command(engine_.table(), args_, session_, engine_, check_writer);
+    if (spec == nullptr) {
+      co_await flush_remote();
+      if (!suppress) {
+        out_ += rejected;
+      }
+      session_.skip_this_reply = false;
+      in_.consume(consumed);
+      continue;
+    }
+    session_.info->last_command.store(static_cast<int64_t>(spec->id), std::memory_order_relaxed);
+    route_command(*spec, args_, engine_, shard_, route, key_scratch_);
+
+    if (route.kind == RouteKind::kRemote && !suppress) {
+      if (!remote_batch_.empty() && remote_shard_ != route.shard) {
+        co_await flush_remote();
+      }
+      remote_shard_ = route.shard;
+      remote_batch_.push_back(RemoteCommand{spec, {args_.begin(), args_.end()}});
+      in_.consume(consumed);
+      if (out_.size() >= kFlushThreshold || remote_batch_.size() >= 1024) {
+        co_await flush_remote();
+      }
+      continue;
+    }
+
+    co_await flush_remote();
+    size_t mark = out_.size();
+    if (route.kind == RouteKind::kLocal) {
+      ReplyWriter w(out_, session_.resp);
+      execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, w);
+    } else if (route.kind == RouteKind::kRemote) {
+      remote_shard_ = route.shard;
+      remote_batch_.push_back(RemoteCommand{spec, {args_.begin(), args_.end()}});
+      co_await flush_remote();
+    } else {
+      // Copy the arguments: the coroutine may suspend while it takes the shard locks.
+      std::vector<std::string> owned(args_.begin(), args_.end());
+      Engine* engine = &engine_;
+      ClientSession* session = &session_;
+      size_t home = shard_;
+      int proto = session_.resp;
+      auto task = [engine, session, home, proto, spec, &owned]() {
+        std::vector<std::string_view> views(owned.begin(), owned.end());
+        std::string out;
+        ReplyWriter w(out, proto);
+        execute_command(*spec, views, *engine, engine->shard(home), true, session, w);
+        return out;
+      };
+      std::string reply = co_await engine_.run_atomic(shard_, route.shards, std::move(task));
+      out_ += reply;
+    }
+    in_.consume(consumed);
+    if (was_skip) {
+      session_.skip_this_reply = false;
+    }
+    if (suppress && session_.reply_mode != ReplyMode::kOn) {
+      out_.resize(mark);
+    } else if (was_skip) {
+      out_.resize(mark);
+    }
+    if (session_.close_after_reply) {
+      co_return false;
+    }
+    if (out_.size() >= kFlushThreshold) {
+      if (!co_await write_output()) {
+        co_return false;
+      }
+    }
+  }
+  co_await flush_remote();
+  co_return !shutting_down_;
+}
+
+void ConnectionSet::add(const std::shared_ptr<Connection>& c) { conns_[c->id()] = c; }
+
+void ConnectionSet::remove(uint64_t id) { conns_.erase(id); }
+
+std::vector<std::weak_ptr<Connection>> ConnectionSet::live() const {
+  std::vector<std::weak_ptr<Connection>> out;
+  out.reserve(conns_.size());
+  for (const auto& kv : conns_) {
+    out.push_back(kv.second);
+  }
+  return out;
+}
+
+void ConnectionSet::close_idle(int64_t now_ms, int64_t timeout_s) {
+  if (timeout_s <= 0) {
+    return;
+  }
+  for (auto& w : live()) {
+    if (auto c = w.lock()) {
+      if (now_ms - c->last_interaction_ms() > timeout_s * 1000) {
+        c->close();
+      }
+    }
+  }
+}
+
+void ConnectionSet::shutdown_all() {
+  for (auto& w : live()) {
+    if (auto c = w.lock()) {
+      c->shutdown();
+    }
+  }
+}
+
+}  // namespace hotkv

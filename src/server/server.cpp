@@ -1,0 +1,271 @@
+// Server start-up, accept loop, housekeeping and shutdown (see server.hpp).
+#include "hotkv/server/server.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
+#include <spdlog/spdlog.h>
+
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/util/clock.hpp"
+#include "hotkv/util/log.hpp"
+
+namespace hotkv {
+namespace {
+
+constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
+
+RateLimitedLog& refused_log() {
+  static RateLimitedLog log;
+  return log;
+}
+
+}  // namespace
+
+Server::Server(Config& config) : config_(config) {
+  size_t n = static_cast<size_t>(config_.threads.load());
+  if (n == 0) {
+    n = std::max(1u, std::thread::hardware_concurrency());
+    config_.threads.store(static_cast<int64_t>(n));
+  }
+  std::vector<asio::io_context*> contexts;
+  for (size_t i = 0; i < n; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    contexts.push_back(&workers_.back()->io);
+  }
+  engine_ = std::make_unique<Engine>(config_, command_table(), contexts);
+  engine_->shutdown_hook = [this] { shutdown(); };
+}
+
+Server::~Server() {
+  for (auto& w : workers_) {
+    w->io.stop();
+    if (w->thread.joinable()) {
+      w->thread.join();
+    }
+  }
+}
+
+std::string Server::listen() {
+  asio::io_context& io = workers_[0]->io;
+  std::error_code ec;
+  auto addr = asio::ip::make_address(config_.bind(), ec);
+  if (ec) {
+    return "invalid bind address '" + config_.bind() + "'";
+  }
+  asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(config_.port.load()));
+  auto acc = std::make_unique<asio::ip::tcp::acceptor>(io);
+  acc->open(ep.protocol(), ec);
+  if (!ec) {
+    acc->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  }
+  if (!ec) {
+    acc->bind(ep, ec);
+  }
+  if (!ec) {
+    acc->listen(511, ec);
+  }
+  if (ec) {
+    return "cannot listen on " + config_.bind() + ":" + std::to_string(config_.port.load()) +
+           ": " + ec.message();
+  }
+  port_ = acc->local_endpoint().port();
+  acceptor_ = std::move(acc);
+  return "";
+}
+
+void Server::configure_socket(asio::ip::tcp::socket& s) {
+  std::error_code ec;
+  s.set_option(asio::ip::tcp::no_delay(true), ec);
+  int64_t keepalive = config_.tcp_keepalive.load(std::memory_order_relaxed);
+  if (keepalive > 0) {
+    s.set_option(asio::socket_base::keep_alive(true), ec);
+    int idle = static_cast<int>(keepalive);
+    int intvl = std::max(1, idle / 3);
+    int cnt = 3;
+    ::setsockopt(s.native_handle(), IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    ::setsockopt(s.native_handle(), IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    ::setsockopt(s.native_handle(), IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+  }
+}
+
+asio::awaitable<void> Server::accept_loop() {
+  for (;;) {
+    size_t target = next_worker_;
+    next_worker_ = (next_worker_ + 1) % workers_.size();
+    Worker& w = *workers_[target];
+    auto [ec, accepted] = co_await acceptor_->async_accept(kTuple);
+    if (stopping_.load()) {
+      co_return;
+    }
+    if (ec) {
+      if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) {
+        co_return;
+      }
+      refused_log().warn("accept failed: {}", ec.message());
+      continue;
+    }
+    engine_->stats().connections_received.fetch_add(1, std::memory_order_relaxed);
+    if (static_cast<int64_t>(engine_->clients().count()) >=
+        config_.maxclients.load(std::memory_order_relaxed)) {
+      engine_->stats().rejected_connections.fetch_add(1, std::memory_order_relaxed);
+      std::error_code rec;
+      auto remote = accepted.remote_endpoint(rec);
+      refused_log().warn("refused connection from {}: max number of clients reached",
+                         rec ? std::string("?") : remote.address().to_string());
+      std::string msg = std::string("-") + err::kMaxClients + "\r\n";
+      asio::write(accepted, asio::buffer(msg), rec);
+      accepted.close(rec);
+      continue;
+    }
+    // Re-home the descriptor on the target worker's io_context, so the connection's reads and
+    // writes are driven by that worker's reactor alone.
+    std::error_code hec;
+    auto protocol = accepted.local_endpoint(hec).protocol();
+    int fd = accepted.release(hec);
+    asio::ip::tcp::socket socket(w.io);
+    socket.assign(protocol, fd, hec);
+    if (hec) {
+      refused_log().warn("cannot hand over connection: {}", hec.message());
+      ::close(fd);
+      continue;
+    }
+    configure_socket(socket);
+    auto conn = std::make_shared<Connection>(std::move(socket), *engine_, target, w.connections);
+    asio::co_spawn(w.io, Connection::serve(std::move(conn)), [](std::exception_ptr e) {
+      if (e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          spdlog::error("connection ended by an internal error: {}", ex.what());
+        }
+      }
+    });
+  }
+}
+
+void Server::start_cron(size_t i) {
+  Worker& w = *workers_[i];
+  w.cron = std::make_unique<asio::steady_timer>(w.io);
+  w.cron->expires_after(std::chrono::milliseconds(100));
+  w.cron->async_wait([this, i](const std::error_code& ec) {
+    if (!ec && !stopping_.load()) {
+      on_cron(i);
+    }
+  });
+}
+
+void Server::on_cron(size_t i) {
+  Worker& w = *workers_[i];
+  int64_t now = unix_ms();
+  w.connections.close_idle(now, config_.timeout.load(std::memory_order_relaxed));
+  if (i == 0) {
+    // instantaneous_ops_per_sec, sampled every 100 ms like Redis's serverCron.
+    uint64_t total = 0;
+    for (size_t s = 0; s < engine_->shard_count(); ++s) {
+      total += engine_->shard(s).commands_processed().load(std::memory_order_relaxed);
+    }
+    if (last_ops_ms_ > 0 && now > last_ops_ms_) {
+      int64_t ops = static_cast<int64_t>((total - last_ops_total_) * 1000 /
+                                         static_cast<uint64_t>(now - last_ops_ms_));
+      engine_->stats().ops_per_sec.store(ops, std::memory_order_relaxed);
+    }
+    last_ops_total_ = total;
+    last_ops_ms_ = now;
+  }
+  start_cron(i);
+}
+
+int Server::run() {
+  signals_ = std::make_unique<asio::signal_set>(workers_[0]->io, SIGINT, SIGTERM);
+  signals_->async_wait([this](const std::error_code& ec, int sig) {
+    if (!ec) {
+      spdlog::info("received {}, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      shutdown();
+    }
+  });
+  asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    start_cron(i);
+  }
+  for (size_t i = 1; i < workers_.size(); ++i) {
+    Worker* w = workers_[i].get();
+    w->thread = std::thread([w] {
+      auto guard = asio::make_work_guard(w->io);
+      w->io.run();
+    });
+  }
+  {
+    auto guard = asio::make_work_guard(workers_[0]->io);
+    workers_[0]->io.run();
+  }
+  for (auto& w : workers_) {
+    w->io.stop();
+    if (w->thread.joinable()) {
+      w->thread.join();
+    }
+  }
+  spdlog::info("HotKV is now ready to exit, bye bye...");
+  return 0;
+}
+
+void Server::wait_for_drain(Worker* w, int64_t deadline_ms,
+                            std::shared_ptr<std::atomic<size_t>> remaining) {
+  if (w->connections.size() == 0 || unix_ms() > deadline_ms) {
+    if (remaining->fetch_sub(1) == 1) {
+      for (auto& other : workers_) {
+        other->io.stop();
+      }
+    }
+    return;
+  }
+  if (!w->drain_timer) {
+    w->drain_timer = std::make_unique<asio::steady_timer>(w->io);
+  }
+  w->drain_timer->expires_after(std::chrono::milliseconds(5));
+  w->drain_timer->async_wait([this, w, deadline_ms, remaining](const std::error_code&) {
+    wait_for_drain(w, deadline_ms, remaining);
+  });
+}
+
+void Server::shutdown() {
+  if (stopping_.exchange(true)) {
+    return;
+  }
+  asio::post(workers_[0]->io, [this] {
+    std::error_code ec;
+    if (acceptor_) {
+      acceptor_->close(ec);
+    }
+    if (signals_) {
+      signals_->cancel(ec);
+    }
+  });
+  // Each worker lets its connections finish what they are executing and writing; once every
+  // worker's connections are gone (or after a grace period) all workers stop.
+  auto remaining = std::make_shared<std::atomic<size_t>>(workers_.size());
+  for (auto& worker : workers_) {
+    Worker* w = worker.get();
+    asio::post(w->io, [this, w, remaining] {
+      if (w->cron) {
+        w->cron->cancel();
+      }
+      w->connections.shutdown_all();
+      wait_for_drain(w, unix_ms() + 2000, remaining);
+    });
+  }
+  for (size_t i = 0; i < engine_->shard_count(); ++i) {
+    Shard* s = &engine_->shard(i);
+    asio::post(s->io(), [s] { s->stop(); });
+  }
+}
+
+}  // namespace hotkv

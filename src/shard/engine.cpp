@@ -1,0 +1,86 @@
+// The engine's cross-shard machinery (see engine.hpp for the deadlock argument).
+#include "hotkv/shard/engine.hpp"
+
+#include <algorithm>
+
+#include "hotkv/commands/table.hpp"
+#include "hotkv/shard/slot.hpp"
+#include "hotkv/util/clock.hpp"
+
+namespace hotkv {
+
+Engine::Engine(Config& config, const Table& table, std::vector<asio::io_context*> contexts)
+    : config_(config), table_(table), start_unix_ms_(unix_ms()) {
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    shards_.push_back(std::make_unique<Shard>(i, *contexts[i], table.size(), start_unix_ms_));
+  }
+}
+
+size_t Engine::shard_of(std::string_view key) const { return key_shard(key, shards_.size()); }
+
+std::vector<size_t> Engine::all_shards() const {
+  std::vector<size_t> out(shards_.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = i;
+  }
+  return out;
+}
+
+std::vector<size_t> Engine::lock_order(size_t home, std::vector<size_t> shards) {
+  shards.push_back(home);
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+  return shards;
+}
+
+asio::awaitable<void> Engine::wait_for_lock(size_t s) {
+  ShardLock* lock = &shard(s).lock();
+  auto initiation = [lock](auto handler) {
+    auto ex = asio::get_associated_executor(handler);
+    // std::function needs a copyable callable; the handler is move-only.
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    lock->acquire_or_wait(
+        [ex, shared] { asio::post(ex, [shared]() mutable { std::move(*shared)(); }); });
+  };
+  co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
+                                                                        asio::use_awaitable);
+}
+
+std::shared_ptr<Engine::ParkState> Engine::park(size_t home, const std::vector<size_t>& order) {
+  auto st = std::make_shared<ParkState>();
+  int expected = 0;
+  for (size_t s : order) {
+    if (s == home) {
+      continue;
+    }
+    ++expected;
+    asio::post(shard(s).io(), [st] {
+      st->arrived.fetch_add(1, std::memory_order_acq_rel);
+      st->arrived.notify_all();
+      while (!st->released.load(std::memory_order_acquire)) {
+        st->released.wait(false, std::memory_order_acquire);
+      }
+    });
+  }
+  for (;;) {
+    int now = st->arrived.load(std::memory_order_acquire);
+    if (now >= expected) {
+      break;
+    }
+    st->arrived.wait(now, std::memory_order_acquire);
+  }
+  return st;
+}
+
+void Engine::unpark(const std::shared_ptr<ParkState>& st) {
+  st->released.store(true, std::memory_order_release);
+  st->released.notify_all();
+}
+
+void Engine::unlock(const std::vector<size_t>& order) {
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    shard(*it).lock().release();
+  }
+}
+
+}  // namespace hotkv

@@ -1,0 +1,108 @@
+// Keyspace lookups with lazy expiry plus the active expiry driven by the timing wheel.
+#include "hotkv/shard/keyspace.hpp"
+
+namespace hotkv {
+
+Keyspace::Keyspace(int64_t now_ms) : wheel_(now_ms) {}
+
+Value* Keyspace::find(std::string_view key, int64_t now_ms) {
+  Value* v = dict_.find(key);
+  if (v == nullptr) {
+    return nullptr;
+  }
+  if (v->has_expiry() && v->expire_at_ms() <= now_ms) {
+    erase_expired(key);
+    return nullptr;
+  }
+  return v;
+}
+
+Value* Keyspace::find_read(std::string_view key, int64_t now_ms) {
+  Value* v = find(key, now_ms);
+  KeyspaceStats::bump(v != nullptr ? stats_.hits : stats_.misses);
+  return v;
+}
+
+Value& Keyspace::put(std::string_view key, Value value) {
+  int64_t deadline = value.expire_at_ms();
+  value.set_expire_raw(kNoExpiry);
+  auto [slot, created] = dict_.try_emplace(key);
+  if (!created && slot->has_expiry()) {
+    --expires_;
+  }
+  *slot = std::move(value);
+  if (deadline != kNoExpiry) {
+    set_expire(key, *slot, deadline);
+  }
+  publish_sizes();
+  return *slot;
+}
+
+std::pair<Value*, bool> Keyspace::find_or_create(std::string_view key, int64_t now_ms) {
+  if (Value* v = find(key, now_ms)) {
+    return {v, false};
+  }
+  auto [slot, created] = dict_.try_emplace(key);
+  (void)created;
+  publish_sizes();
+  return {slot, true};
+}
+
+void Keyspace::set_expire(std::string_view key, Value& v, int64_t at_ms) {
+  if (v.has_expiry() && at_ms == kNoExpiry) {
+    --expires_;
+  } else if (!v.has_expiry() && at_ms != kNoExpiry) {
+    ++expires_;
+  }
+  v.set_expire_raw(at_ms);
+  if (at_ms != kNoExpiry) {
+    // Old wheel entries for this key are not cancelled: when one fires, expire_due compares it
+    // with the key's current deadline and ignores it if they differ.
+    wheel_.schedule(std::string(key), at_ms);
+    if (on_schedule_) {
+      on_schedule_(at_ms);
+    }
+  }
+  publish_sizes();
+}
+
+bool Keyspace::erase(std::string_view key) {
+  Value* v = dict_.find(key);
+  if (v == nullptr) {
+    return false;
+  }
+  if (v->has_expiry()) {
+    --expires_;
+  }
+  dict_.erase(key);
+  publish_sizes();
+  return true;
+}
+
+void Keyspace::erase_expired(std::string_view key) {
+  if (erase(key)) {
+    KeyspaceStats::bump(stats_.expired);
+  }
+}
+
+void Keyspace::clear() {
+  dict_.clear();
+  wheel_.clear();
+  expires_ = 0;
+  publish_sizes();
+}
+
+size_t Keyspace::expire_due(int64_t now_ms, size_t max_items) {
+  size_t deleted = 0;
+  wheel_.advance(now_ms, max_items, [&](std::string_view key, int64_t deadline) {
+    Value* v = dict_.find(key);
+    if (v != nullptr && v->expire_at_ms() == deadline && deadline <= now_ms) {
+      erase_expired(key);
+      ++deleted;
+    }
+  });
+  stats_.backlog.store(wheel_.due_backlog(now_ms), std::memory_order_relaxed);
+  return deleted;
+}
+
+}  // namespace hotkv

@@ -1,0 +1,267 @@
+// The configuration registry (see config.hpp).
+#include "hotkv/util/config.hpp"
+
+#include <cctype>
+#include <fstream>
+
+#include "hotkv/util/glob.hpp"
+#include "hotkv/util/numbers.hpp"
+
+namespace hotkv {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// Splits a config line into words, honouring "double" and 'single' quotes.
+bool split_config_line(const std::string& line, std::vector<std::string>& words) {
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) {
+      ++i;
+    }
+    if (i >= line.size()) {
+      break;
+    }
+    std::string word;
+    if (line[i] == '"' || line[i] == '\'') {
+      char q = line[i++];
+      bool closed = false;
+      while (i < line.size()) {
+        if (line[i] == '\\' && q == '"' && i + 1 < line.size()) {
+          word.push_back(line[i + 1]);
+          i += 2;
+          continue;
+        }
+        if (line[i] == q) {
+          closed = true;
+          ++i;
+          break;
+        }
+        word.push_back(line[i++]);
+      }
+      if (!closed) {
+        return false;
+      }
+    } else {
+      while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) {
+        word.push_back(line[i++]);
+      }
+    }
+    words.push_back(std::move(word));
+  }
+  return true;
+}
+
+}  // namespace
+
+int64_t parse_memory_value(std::string_view s) {
+  std::string l = lower(s);
+  int64_t mul = 1;
+  auto ends = [&](std::string_view suf) {
+    return l.size() > suf.size() && l.compare(l.size() - suf.size(), suf.size(), suf) == 0;
+  };
+  size_t cut = 0;
+  if (ends("kb")) {
+    mul = 1024, cut = 2;
+  } else if (ends("mb")) {
+    mul = 1024LL * 1024, cut = 2;
+  } else if (ends("gb")) {
+    mul = 1024LL * 1024 * 1024, cut = 2;
+  } else if (ends("k")) {
+    mul = 1000, cut = 1;
+  } else if (ends("m")) {
+    mul = 1000LL * 1000, cut = 1;
+  } else if (ends("g")) {
+    mul = 1000LL * 1000 * 1000, cut = 1;
+  } else if (ends("b")) {
+    cut = 1;
+  }
+  auto v = parse_int64(std::string_view(l).substr(0, l.size() - cut));
+  if (!v || *v < 0 || (*v > 0 && mul > INT64_MAX / *v)) {
+    return -1;
+  }
+  return *v * mul;
+}
+
+Config::Config() {
+  add_int("port", port, 0, 65535, false, false);
+  add_int("threads", threads, 0, 1024, false, false);
+  add_int("maxclients", maxclients, 1, INT32_MAX, false, true);
+  add_int("timeout", timeout, 0, INT32_MAX, false, true);
+  add_int("tcp-keepalive", tcp_keepalive, 0, INT32_MAX, false, true);
+  // Stored and reported; enforcement (denyoom writes refused) comes with memory accounting.
+  add_int("maxmemory", maxmemory, 0, INT64_MAX, true, true);
+  add_int("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true, true);
+  add_int("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true,
+          true);
+  add_string("bind", bind_, false);
+  add_string("requirepass", requirepass_, true);
+  add_string("logfile", logfile_, false);
+  // Compatibility settings that tools such as redis-benchmark read at start-up.
+  add_string("save", save_, true);
+  add_string("databases", databases_, false);
+  add_string("appendonly", appendonly_, false);
+  add("loglevel", Entry{[this] { return loglevel(); },
+                        [this](std::string_view v) -> std::string {
+                          std::string l = lower(v);
+                          if (l != "debug" && l != "verbose" && l != "notice" && l != "warning" &&
+                              l != "nothing") {
+                            return "argument(s) must be one of the following: debug, verbose, "
+                                   "notice, warning, nothing";
+                          }
+                          std::function<void(const std::string&)> hook;
+                          {
+                            std::lock_guard<std::mutex> lock(strings_mutex_);
+                            loglevel_ = l;
+                            hook = loglevel_hook_;
+                          }
+                          if (hook) {
+                            hook(l);
+                          }
+                          return "";
+                        },
+                        true});
+}
+
+void Config::add(std::string name, Entry e) { entries_.emplace(std::move(name), std::move(e)); }
+
+void Config::add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int64_t max,
+                     bool memory, bool mutable_at_runtime) {
+  add(std::move(name),
+      Entry{[&v] { return std::to_string(v.load(std::memory_order_relaxed)); },
+            [&v, min, max, memory](std::string_view s) -> std::string {
+              int64_t n = 0;
+              if (memory) {
+                n = parse_memory_value(s);
+                if (n < 0) {
+                  return "argument must be a memory value";
+                }
+              } else {
+                auto parsed = parse_int64(s);
+                if (!parsed) {
+                  return "argument couldn't be parsed into an integer";
+                }
+                n = *parsed;
+              }
+              if (n < min || n > max) {
+                return "argument must be between " + std::to_string(min) + " and " +
+                       std::to_string(max) + " inclusive";
+              }
+              v.store(n, std::memory_order_relaxed);
+              return "";
+            },
+            mutable_at_runtime});
+}
+
+void Config::add_string(std::string name, std::string& v, bool mutable_at_runtime) {
+  add(std::move(name), Entry{[this, &v] {
+                               std::lock_guard<std::mutex> lock(strings_mutex_);
+                               return v;
+                             },
+                             [this, &v](std::string_view s) -> std::string {
+                               std::lock_guard<std::mutex> lock(strings_mutex_);
+                               v.assign(s);
+                               return "";
+                             },
+                             mutable_at_runtime});
+}
+
+std::string Config::bind() const {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  return bind_;
+}
+std::string Config::requirepass() const {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  return requirepass_;
+}
+std::string Config::loglevel() const {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  return loglevel_;
+}
+std::string Config::logfile() const {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  return logfile_;
+}
+std::string Config::config_file() const {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  return config_file_;
+}
+void Config::set_config_file(std::string path) {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  config_file_ = std::move(path);
+}
+void Config::set_loglevel_hook(std::function<void(const std::string&)> hook) {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  loglevel_hook_ = std::move(hook);
+}
+
+std::string Config::set(std::string_view name, std::string_view value, bool at_startup) {
+  auto it = entries_.find(lower(name));
+  if (it == entries_.end()) {
+    return "unknown option";
+  }
+  if (!at_startup && !it->second.mutable_at_runtime) {
+    return "can't set immutable config";
+  }
+  return it->second.set(value);
+}
+
+bool Config::exists(std::string_view name) const { return entries_.count(lower(name)) > 0; }
+
+std::vector<std::pair<std::string, std::string>> Config::get_matching(
+    std::string_view pattern) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, entry] : entries_) {
+    if (glob_match(pattern, name, true)) {
+      out.emplace_back(name, entry.get());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Config::names() const {
+  std::vector<std::string> out;
+  for (const auto& kv : entries_) {
+    out.push_back(kv.first);
+  }
+  return out;
+}
+
+std::string Config::load_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return path + ": cannot open file";
+  }
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
+    std::vector<std::string> words;
+    if (!split_config_line(line, words)) {
+      return path + ":" + std::to_string(lineno) + ": unbalanced quotes";
+    }
+    if (words.empty() || words[0][0] == '#') {
+      continue;
+    }
+    if (words.size() != 2) {
+      return path + ":" + std::to_string(lineno) + ": expected 'name value'";
+    }
+    std::string reason = set(words[0], words[1], true);
+    if (!reason.empty()) {
+      return path + ":" + std::to_string(lineno) + ": '" + words[0] + "': " + reason;
+    }
+  }
+  set_config_file(path);
+  return "";
+}
+
+}  // namespace hotkv

@@ -1,0 +1,651 @@
+"""Shared harness for the end-to-end tests: start a real server, talk RESP to it, run cases.
+
+Every test_*.py in this folder runs either against the hotkv binary (`--server PATH --threads N`)
+or against the reference `redis-server` (`--kind redis`), so each assertion is first proven on
+Redis and then held against hotkv. A server gets a free loopback port, is ready once PING
+answers, and is stopped with SIGTERM at the end; hotkv (and Redis) must then exit 0. The server's
+output goes to a temp log that is printed whenever something fails.
+
+Only the standard library and python3-redis are used: run with /usr/bin/python3.
+"""
+
+import argparse
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import redis
+
+READY_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 10.0
+SOCKET_TIMEOUT_S = 10.0
+
+
+def free_port():
+    """Returns a loopback TCP port that was free a moment ago (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def raise_nofile(wanted):
+    """Raises the soft RLIMIT_NOFILE towards `wanted` (capped by the hard limit); returns it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < wanted:
+        new_soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (new_soft, hard))
+        soft = new_soft
+    return soft
+
+
+# ----------------------------------------------------------------------------------------------
+# RESP encoding and a small raw client. redis-py strips the "ERR " prefix from errors and has no
+# RESP3, so exact wire behaviour is checked through this client instead.
+
+
+class RespError(Exception):
+    """An error reply, kept as the exact text after '-' (e.g. "ERR syntax error")."""
+
+    def __eq__(self, other):
+        return isinstance(other, RespError) and str(self) == str(other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __repr__(self):
+        return "RespError(%r)" % str(self)
+
+
+class Push(list):
+    """A RESP3 push ('>') message."""
+
+
+class Verbatim(str):
+    """A RESP3 verbatim string ('='); `fmt` holds its three-letter format."""
+
+    fmt = "txt"
+
+
+def encode_command(*args):
+    """Encodes one command as a RESP array of bulk strings."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        if isinstance(a, bytes):
+            b = a
+        elif isinstance(a, str):
+            b = a.encode()
+        else:
+            b = str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(b), b))
+    return b"".join(out)
+
+
+class ConnectionClosed(Exception):
+    """The server closed the connection while a reply was expected."""
+
+
+class RawClient:
+    """A blocking RESP2/RESP3 client over one socket. Replies are decoded to Python values:
+    bulk/simple strings → str (bytes if not UTF-8), integers → int, null → None, arrays/sets →
+    list, maps → dict, doubles → float, booleans → bool, errors → RespError (returned, not
+    raised, by `call`)."""
+
+    def __init__(self, port, host="127.0.0.1", timeout=SOCKET_TIMEOUT_S):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+        self.pos = 0
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def _fill(self):
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise ConnectionClosed("server closed the connection")
+        self.buf += chunk
+
+    def _line(self):
+        while True:
+            i = self.buf.find(b"\r\n", self.pos)
+            if i >= 0:
+                line = self.buf[self.pos:i]
+                self.pos = i + 2
+                return line
+            self._fill()
+
+    def _exact(self, n):
+        while len(self.buf) - self.pos < n + 2:
+            self._fill()
+        data = self.buf[self.pos:self.pos + n]
+        if self.buf[self.pos + n:self.pos + n + 2] != b"\r\n":
+            raise AssertionError("bulk payload not followed by CRLF")
+        self.pos += n + 2
+        return data
+
+    @staticmethod
+    def _text(b):
+        try:
+            return b.decode()
+        except UnicodeDecodeError:
+            return b
+
+    def _compact(self):
+        if self.pos:
+            self.buf = self.buf[self.pos:]
+            self.pos = 0
+
+    def read_reply(self):
+        """Reads one complete reply."""
+        self._compact()
+        return self._read()
+
+    def read_reply_bytes(self):
+        """Reads one reply and returns its exact bytes on the wire."""
+        self._compact()
+        self._read()
+        return self.buf[:self.pos]
+
+    def _read(self):
+        line = self._line()
+        if not line:
+            raise AssertionError("empty reply line")
+        t, rest = line[:1], line[1:]
+        if t == b"+":
+            return self._text(rest)
+        if t == b"-":
+            return RespError(rest.decode(errors="replace"))
+        if t == b":":
+            return int(rest)
+        if t == b"$":
+            n = int(rest)
+            return None if n < 0 else self._text(self._exact(n))
+        if t in (b"*", b"~", b">"):
+            n = int(rest)
+            if n < 0:
+                return None
+            items = [self._read() for _ in range(n)]
+            return Push(items) if t == b">" else items
+        if t == b"%":
+            n = int(rest)
+            out = {}
+            for _ in range(n):
+                k = self._read()
+                v = self._read()
+                out[k if not isinstance(k, list) else tuple(k)] = v
+            return out
+        if t == b"_":
+            return None
+        if t == b",":
+            return float(rest)
+        if t == b"#":
+            return rest == b"t"
+        if t == b"(":
+            return int(rest)
+        if t == b"!":
+            return RespError(self._exact(int(rest)).decode(errors="replace"))
+        if t == b"=":
+            data = self._exact(int(rest))
+            v = Verbatim(data[4:].decode(errors="replace"))
+            v.fmt = data[:3].decode()
+            return v
+        if t == b"|":
+            n = int(rest)
+            for _ in range(2 * n):
+                self._read()
+            return self._read()
+        raise AssertionError("unknown RESP type byte %r in line %r" % (t, line))
+
+    def call(self, *args):
+        self.send(encode_command(*args))
+        return self.read_reply()
+
+    def call_bytes(self, *args):
+        self.send(encode_command(*args))
+        return self.read_reply_bytes()
+
+    def wait_closed(self, timeout=5.0):
+        """Drains data until the peer closes; returns (closed, drained_bytes). Bounded."""
+        deadline = time.monotonic() + timeout
+        got = self.buf[self.pos:]
+        self.buf, self.pos = b"", 0
+        try:
+            while time.monotonic() < deadline:
+                self.sock.settimeout(max(0.05, deadline - time.monotonic()))
+                try:
+                    chunk = self.sock.recv(1 << 16)
+                except socket.timeout:
+                    break
+                except (ConnectionResetError, BrokenPipeError):
+                    return True, got
+                if not chunk:
+                    return True, got
+                got += chunk
+                if len(got) > (1 << 20):
+                    break
+            return False, got
+        finally:
+            self.sock.settimeout(SOCKET_TIMEOUT_S)
+
+
+def expect_error(reply, text):
+    """Asserts that `reply` is an error whose text is exactly `text`."""
+    assert isinstance(reply, RespError), "expected error %r, got %r" % (text, reply)
+    assert str(reply) == text, "expected error %r, got %r" % (text, str(reply))
+
+
+def expect_error_prefix(reply, prefix):
+    assert isinstance(reply, RespError), "expected error %r..., got %r" % (prefix, reply)
+    assert str(reply).startswith(prefix), "expected error %r..., got %r" % (prefix, str(reply))
+
+
+# ----------------------------------------------------------------------------------------------
+# Server processes.
+
+
+class Server:
+    """One server process on a free loopback port. Use as a context manager.
+
+    kind: "hotkv" (needs `binary`, honours `threads`) or "redis".
+    requirepass: start with a password.
+    config: dict written as a Redis-style config file ("name value" lines) passed with
+            `--config FILE` to hotkv or as the first argument to redis-server.
+    port_in_config: put the port in the config file instead of on the command line.
+    expect_exit: exit code required when the server is stopped (None: do not check).
+    """
+
+    def __init__(self, kind, binary=None, threads=1, requirepass=None, config=None,
+                 port_in_config=False, expect_exit=0, extra_args=()):
+        if kind not in ("hotkv", "redis"):
+            raise ValueError("kind must be hotkv or redis")
+        if kind == "hotkv" and not binary:
+            raise ValueError("hotkv needs a binary path")
+        self.kind = kind
+        self.binary = binary
+        self.threads = threads
+        self.requirepass = requirepass
+        self.config = dict(config or {})
+        self.port_in_config = port_in_config
+        self.expect_exit = expect_exit
+        self.extra_args = list(extra_args)
+        self.port = None
+        self.proc = None
+        self.log_path = None
+        self.conf_path = None
+        self._log_file = None
+        self.returncode = None
+
+    # -- command line ----------------------------------------------------------------------
+
+    def command(self, port):
+        conf = None
+        if self.config or self.port_in_config:
+            lines = dict(self.config)
+            if self.port_in_config:
+                lines["port"] = port
+            fd, conf = tempfile.mkstemp(prefix="hotkv-it-", suffix=".conf")
+            with os.fdopen(fd, "w") as f:
+                for k, v in lines.items():
+                    f.write("%s %s\n" % (k, v))
+            self.conf_path = conf
+        if self.kind == "redis":
+            exe = shutil.which("redis-server") or "/usr/bin/redis-server"
+            cmd = [exe]
+            if conf:
+                cmd.append(conf)
+            if not self.port_in_config:
+                cmd += ["--port", str(port)]
+            cmd += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                    "--loglevel", "warning"]
+        else:
+            cmd = [self.binary]
+            if not self.port_in_config:
+                cmd += ["--port", str(port)]
+            cmd += ["--bind", "127.0.0.1", "--threads", str(self.threads),
+                    "--loglevel", "warning"]
+            if conf:
+                cmd += ["--config", conf]
+        if self.requirepass is not None:
+            cmd += ["--requirepass", self.requirepass]
+        return cmd + self.extra_args
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self):
+        last_log = ""
+        for _attempt in range(3):
+            port = free_port()
+            cmd = self.command(port)
+            fd, self.log_path = tempfile.mkstemp(prefix="hotkv-it-", suffix=".log")
+            self._log_file = os.fdopen(fd, "w+b")
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log_file,
+                                         stderr=subprocess.STDOUT, start_new_session=True)
+            self.port = port
+            state = self._wait_ready()
+            if state == "ready":
+                return self
+            last_log = self.log_text()
+            if state == "port-taken":
+                continue  # another process grabbed the port between probe and bind
+            self._kill()
+            raise AssertionError("server did not become ready (%s): %s\n--- log ---\n%s"
+                                 % (state, " ".join(cmd), last_log))
+        raise AssertionError("could not find a free port after 3 attempts\n" + last_log)
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            rc = self.proc.poll()
+            if rc is not None:
+                text = self.log_text().lower()
+                if "in use" in text:
+                    return "port-taken"
+                return "exited with code %d" % rc
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as s:
+                    s.sendall(b"*1\r\n$4\r\nPING\r\n")
+                    data = s.recv(64)
+                    if data.startswith(b"+PONG") or data.startswith(b"-NOAUTH"):
+                        return "ready"
+            except OSError:
+                pass
+            time.sleep(0.05)
+        return "no PING answer within %.0f s" % READY_TIMEOUT_S
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def pid(self):
+        return self.proc.pid
+
+    def send_signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait(self, timeout=STOP_TIMEOUT_S):
+        """Waits for exit (bounded); returns the exit code or None on timeout."""
+        try:
+            self.returncode = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        return self.returncode
+
+    def _kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
+    def stop(self, sig=signal.SIGTERM):
+        """Stops the server with `sig` and checks the exit code; returns it."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        rc = self.wait()
+        if rc is None:
+            self._kill()
+            raise AssertionError("server did not exit within %.0f s of %s\n--- log ---\n%s"
+                                 % (STOP_TIMEOUT_S, signal.Signals(sig).name, self.log_text()))
+        if self.expect_exit is not None and rc != self.expect_exit:
+            raise AssertionError("server exited with %d, expected %d\n--- log ---\n%s"
+                                 % (rc, self.expect_exit, self.log_text()))
+        return rc
+
+    def cleanup(self):
+        self._kill()
+        if self._log_file:
+            self._log_file.close()
+            self._log_file = None
+        for p in (self.log_path, self.conf_path):
+            if p and os.path.exists(p):
+                os.unlink(p)
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.cleanup()
+            raise
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is not None:
+                self.print_log("server log (test failed)")
+                self._kill()
+            else:
+                self.stop()
+        finally:
+            self.cleanup()
+        return False
+
+    # -- inspection ------------------------------------------------------------------------
+
+    def log_text(self, limit=20000):
+        if not self.log_path or not os.path.exists(self.log_path):
+            return ""
+        with open(self.log_path, "rb") as f:
+            data = f.read()
+        return data[-limit:].decode(errors="replace")
+
+    def print_log(self, title):
+        sys.stdout.write("----- %s (%s port %s) -----\n%s\n----- end -----\n"
+                         % (title, self.kind, self.port, self.log_text()))
+        sys.stdout.flush()
+
+    def rss_kb(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise AssertionError("no VmRSS for pid %d" % self.proc.pid)
+
+    # -- clients ---------------------------------------------------------------------------
+
+    def client(self, **kw):
+        kw.setdefault("decode_responses", True)
+        kw.setdefault("socket_timeout", SOCKET_TIMEOUT_S)
+        if self.requirepass is not None:
+            kw.setdefault("password", self.requirepass)
+        return redis.Redis(host="127.0.0.1", port=self.port, **kw)
+
+    def raw(self, auth=True):
+        c = RawClient(self.port)
+        if auth and self.requirepass is not None:
+            r = c.call("AUTH", self.requirepass)
+            assert r == "OK", r
+        return c
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line and the tiny case runner.
+
+
+class Target:
+    """What the tests run against, from the command line."""
+
+    def __init__(self, kind, binary, threads):
+        self.kind = kind
+        self.binary = binary
+        self.threads = threads
+
+    @property
+    def is_hotkv(self):
+        return self.kind == "hotkv"
+
+    def server(self, **kw):
+        return Server(self.kind, binary=self.binary, threads=self.threads, **kw)
+
+    def describe(self):
+        if self.is_hotkv:
+            return "hotkv %s --threads %d" % (self.binary, self.threads)
+        return "redis-server (reference)"
+
+
+def parse_target(description, argv=None):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--server", help="path to the hotkv binary")
+    p.add_argument("--threads", type=int, default=1, help="hotkv --threads (default 1)")
+    p.add_argument("--kind", choices=("hotkv", "redis"), default=None,
+                   help="server kind; 'redis' runs against redis-server")
+    p.add_argument("--only", default=None, help="run only cases whose name contains this")
+    a = p.parse_args(argv)
+    kind = a.kind or ("hotkv" if a.server else None)
+    if kind is None:
+        p.error("give --server PATH_TO_HOTKV or --kind redis")
+    if kind == "hotkv":
+        if not a.server:
+            p.error("--kind hotkv needs --server PATH")
+        if not os.access(a.server, os.X_OK):
+            p.error("not an executable: %s" % a.server)
+    t = Target(kind, os.path.abspath(a.server) if a.server else None, a.threads)
+    t.only = a.only
+    return t
+
+
+_CASES = []
+
+
+def case(fn):
+    """Registers a test case `fn(target, server)`; runs in definition order."""
+    _CASES.append(fn)
+    return fn
+
+
+def hotkv_only(why):
+    """Marks a case that is only meaningful against hotkv; skipped for --kind redis."""
+
+    def mark(fn):
+        fn.hotkv_only = why
+        return fn
+
+    return mark
+
+
+def run_cases(description, shared_server=True, server_kw=None):
+    """Parses the command line, starts one shared server (flushed before each case) and runs
+    every registered case. Prints one line per case; exits 1 if any failed."""
+    target = parse_target(description)
+    print("# %s" % os.path.basename(sys.argv[0]))
+    print("# target: %s" % target.describe())
+    results = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    t_start = time.monotonic()
+    cases = [c for c in _CASES if not target.only or target.only in c.__name__]
+
+    def one(fn, srv):
+        name = fn.__name__
+        why = getattr(fn, "hotkv_only", None)
+        if why and not target.is_hotkv:
+            results["SKIP"] += 1
+            print("SKIP %-45s (hotkv only: %s)" % (name, why))
+            return
+        doc = (fn.__doc__ or "").strip().splitlines()
+        t0 = time.monotonic()
+        try:
+            if srv is not None:
+                if not srv.alive():
+                    raise AssertionError("shared server is not running (crashed earlier?)")
+                with srv.raw() as c:
+                    r = c.call("FLUSHALL")
+                    assert r == "OK", "FLUSHALL before case: %r" % (r,)
+            fn(target, srv)
+            if srv is not None and not srv.alive():
+                raise AssertionError("server died during the case (exit %s)" % srv.proc.poll())
+        except Exception:
+            results["FAIL"] += 1
+            print("FAIL %-45s %.2fs" % (name, time.monotonic() - t0))
+            traceback.print_exc(file=sys.stdout)
+            if srv is not None:
+                srv.print_log("server log after failure")
+            sys.stdout.flush()
+            return
+        results["PASS"] += 1
+        print("PASS %-45s %.2fs  %s" % (name, time.monotonic() - t0, doc[0] if doc else ""))
+        sys.stdout.flush()
+
+    try:
+        if shared_server:
+            with target.server(**(server_kw or {})) as srv:
+                for fn in cases:
+                    one(fn, srv)
+        else:
+            for fn in cases:
+                one(fn, None)
+    except Exception:
+        results["FAIL"] += 1
+        print("FAIL shared server start/stop")
+        traceback.print_exc(file=sys.stdout)
+
+    print("# %d passed, %d failed, %d skipped in %.1fs"
+          % (results["PASS"], results["FAIL"], results["SKIP"], time.monotonic() - t_start))
+    sys.exit(1 if results["FAIL"] else 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Redis Cluster key slots, so tests can pick keys that land on different shards.
+
+def _crc16_table():
+    table = []
+    for i in range(256):
+        crc = i << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+        table.append(crc & 0xFFFF)
+    return table
+
+
+_CRC16 = _crc16_table()
+
+
+def crc16(data):
+    crc = 0
+    for b in data:
+        crc = ((crc << 8) & 0xFFFF) ^ _CRC16[((crc >> 8) ^ b) & 0xFF]
+    return crc
+
+
+def key_slot(key):
+    """Redis Cluster's HASH_SLOT: CRC16 of the key or its first non-empty {tag}, mod 16384."""
+    k = key.encode() if isinstance(key, str) else key
+    s = k.find(b"{")
+    if s >= 0:
+        e = k.find(b"}", s + 1)
+        if e > s + 1:
+            k = k[s + 1:e]
+    return crc16(k) % 16384
+
+
+def spread_keys(prefix, count):
+    """Returns `count` keys without hash tags such that key j has slot % count == j and lies in
+    slot range count-1-j, so they land on different shards whether slots map to shards by
+    modulo or by range."""
+    chosen = []
+    for i in range(200000):
+        k = "%s%d" % (prefix, i)
+        s = key_slot(k)
+        j = len(chosen)
+        if s % count == j and s * count // 16384 == count - 1 - j:
+            chosen.append(k)
+            if len(chosen) == count:
+                return chosen
+    raise AssertionError("could not spread %d keys" % count)

@@ -1,0 +1,74 @@
+// TestServer (see test_server.hpp).
+#include "support/test_server.hpp"
+
+#include <string_view>
+
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/table.hpp"
+
+namespace hotkv::test {
+
+TestServer::TestServer(size_t shards, int64_t start_ms) : now_ms_(start_ms) {
+  std::vector<asio::io_context*> ptrs;
+  for (size_t i = 0; i < shards; ++i) {
+    contexts_.push_back(std::make_unique<asio::io_context>(1));
+    ptrs.push_back(contexts_.back().get());
+  }
+  engine_ = std::make_unique<Engine>(config_, command_table(), ptrs);
+  engine_->use_manual_clock(&now_ms_);
+  session_.info = std::make_shared<ClientInfo>();
+  session_.info->id = engine_->clients().next_id();
+  session_.authenticated = true;
+}
+
+std::string TestServer::run(const std::vector<std::string>& argv) {
+  std::vector<std::string_view> views(argv.begin(), argv.end());
+  std::string out;
+  ReplyWriter w(out, session_.resp);
+  const CommandSpec* spec = check_command(engine_->table(), views, session_, *engine_, w);
+  if (spec == nullptr) {
+    return out;
+  }
+  Route route;
+  std::vector<size_t> scratch;
+  route_command(*spec, views, *engine_, 0, route, scratch);
+  switch (route.kind) {
+    case RouteKind::kLocal:
+      execute_command(*spec, views, *engine_, engine_->shard(0), false, &session_, w);
+      break;
+    case RouteKind::kRemote:
+      execute_command(*spec, views, *engine_, engine_->shard(route.shard), false, nullptr, w);
+      break;
+    case RouteKind::kAtomic:
+      // Every shard lives on this thread, so they are trivially "parked".
+      execute_command(*spec, views, *engine_, engine_->shard(0), true, &session_, w);
+      break;
+  }
+  return out;
+}
+
+std::string TestServer::run3(const std::vector<std::string>& argv) {
+  int saved = session_.resp;
+  session_.resp = 3;
+  std::string out = run(argv);
+  session_.resp = saved;
+  return out;
+}
+
+void TestServer::advance(int64_t ms) { now_ms_ += ms; }
+
+size_t TestServer::expire_cycle(size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < engine_->shard_count(); ++i) {
+    n += engine_->shard(i).keyspace().expire_due(now_ms_, max);
+  }
+  return n;
+}
+
+std::string bulk(const std::string& s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+}
+
+std::string integer(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
+
+}  // namespace hotkv::test
