@@ -45,9 +45,10 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
                                  ReplyWriter& reply) {
   const CommandSpec* spec = table.find(argv[0]);
   if (spec == nullptr) {
-    std::string msg = "ERR unknown command '" + clip(argv[0]) + "', with args beginning with: ";
+    std::string msg = "ERR unknown command '";
+    msg.append(clip(argv[0])).append("', with args beginning with: ");
     for (size_t i = 1; i < argv.size(); ++i) {
-      msg += "'" + clip(argv[i]) + "' ";
+      msg.append("'").append(clip(argv[i])).append("' ");
     }
     reply.error(msg);
     return nullptr;

@@ -118,8 +118,12 @@ void info_stats(CommandContext& ctx, std::string& out) {
   uint64_t misses = 0;
   uint64_t expired = 0;
   uint64_t backlog = 0;
+  uint64_t net_in = 0;
+  uint64_t net_out = 0;
   for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
     Shard& s = ctx.engine.shard(i);
+    net_in += s.net_input_bytes().load(std::memory_order_relaxed);
+    net_out += s.net_output_bytes().load(std::memory_order_relaxed);
     const KeyspaceStats& st = s.keyspace().stats();
     commands += s.commands_processed().load(std::memory_order_relaxed);
     hits += st.hits.load(std::memory_order_relaxed);
@@ -134,8 +138,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
       "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:0\r\n"
       "pubsub_patterns:0\r\ntotal_error_replies:{}\r\ncross_shard_atomic_ops:{}\r\n\r\n",
-      ss.connections_received.load(), commands, ss.ops_per_sec.load(), ss.net_input_bytes.load(),
-      ss.net_output_bytes.load(), ss.rejected_connections.load(), expired, backlog, hits, misses,
+      ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out, ss.rejected_connections.load(), expired, backlog, hits, misses,
       ss.total_error_replies.load(), ss.atomic_operations.load());
 }
 
@@ -279,6 +282,8 @@ void cmd_config(CommandContext& ctx) {
       st.misses.store(0);
       st.expired.store(0);
       s.commands_processed().store(0);
+      s.net_input_bytes().store(0);
+      s.net_output_bytes().store(0);
       for (size_t c = 0; c < ctx.engine.table().size(); ++c) {
         s.command_stat(c).calls.store(0);
         s.command_stat(c).usec.store(0);
@@ -288,8 +293,6 @@ void cmd_config(CommandContext& ctx) {
     ServerStats& ss = ctx.engine.stats();
     ss.connections_received.store(0);
     ss.rejected_connections.store(0);
-    ss.net_input_bytes.store(0);
-    ss.net_output_bytes.store(0);
     ss.total_error_replies.store(0);
     ss.atomic_operations.store(0);
     ctx.reply.ok();

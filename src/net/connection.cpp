@@ -38,7 +38,8 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       engine_(engine),
       shard_(shard),
       set_(set),
-      parser_(limits_from(engine.config())) {
+      parser_(limits_from(engine.config())),
+      bulk_limit_(engine.config().proto_max_bulk_len.load(std::memory_order_relaxed)) {
   auto info = std::make_shared<ClientInfo>();
   info->id = engine_.clients().next_id();
   std::error_code ec;
@@ -95,6 +96,8 @@ asio::awaitable<void> Connection::run() {
   };
   engine_.clients().add(session_.info);
   set_.add(self);
+  std::error_code nb_ec;
+  socket_.non_blocking(true, nb_ec);
   for (;;) {
     if (closing_ || shutting_down_) {
       break;
@@ -108,7 +111,13 @@ asio::awaitable<void> Connection::run() {
       break;
     }
     in_.commit(n);
-    engine_.stats().net_input_bytes.fetch_add(n, std::memory_order_relaxed);
+    // CONFIG SET proto-max-bulk-len applies to connections already open, as in Redis.
+    int64_t bulk_limit = engine_.config().proto_max_bulk_len.load(std::memory_order_relaxed);
+    if (bulk_limit != bulk_limit_) {
+      bulk_limit_ = bulk_limit;
+      parser_.set_limits(limits_from(engine_.config()));
+    }
+    KeyspaceStats::bump(engine_.shard(shard_).net_input_bytes(), n);
     session_.info->last_interaction_ms.store(unix_ms(), std::memory_order_relaxed);
     bool keep = co_await process_input();
     session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
@@ -128,8 +137,21 @@ asio::awaitable<bool> Connection::write_output() {
     co_return !closing_;
   }
   session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
-  auto [ec, n] = co_await asio::async_write(socket_, asio::buffer(out_), kTuple);
-  engine_.stats().net_output_bytes.fetch_add(n, std::memory_order_relaxed);
+  // Try a direct non-blocking write first: usually the socket takes everything, and skipping
+  // the asynchronous operation saves a completion hand-off and an extra epoll round per reply.
+  std::error_code ec;
+  size_t written = socket_.write_some(asio::buffer(out_), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    ec.clear();
+    written = 0;
+  }
+  if (!ec && written < out_.size()) {
+    auto [wec, n] =
+        co_await asio::async_write(socket_, asio::buffer(out_.data() + written, out_.size() - written), kTuple);
+    ec = wec;
+    written += n;
+  }
+  KeyspaceStats::bump(engine_.shard(shard_).net_output_bytes(), written);
   session_.info->output_buffer.store(0, std::memory_order_relaxed);
   if (out_.capacity() > 4 * kFlushThreshold) {
     std::string().swap(out_);

@@ -1,9 +1,9 @@
 // Redis Cluster's key -> slot rule (hash tags included) and the slot -> shard range split.
 #include "hotkv/shard/slot.hpp"
 
-#include <cassert>
 #include <cstdint>
 
+#include "hotkv/util/assert.hpp"
 #include "hotkv/util/crc16.hpp"
 
 namespace hotkv {
@@ -23,8 +23,8 @@ int key_slot(std::string_view key) {
 }
 
 size_t slot_shard(int slot, size_t shard_count) {
-  assert(slot >= 0 && slot < kSlotCount);
-  assert(shard_count >= 1 && shard_count <= static_cast<size_t>(kSlotCount));
+  HOTKV_ASSERT(slot >= 0 && slot < kSlotCount);
+  HOTKV_ASSERT(shard_count >= 1 && shard_count <= static_cast<size_t>(kSlotCount));
   // slot < 2^14 and shard_count <= 2^14, so the product cannot overflow.
   return static_cast<size_t>(slot) * shard_count / static_cast<size_t>(kSlotCount);
 }

@@ -17,8 +17,9 @@
 
 #include <algorithm>
 #include <bit>
-#include <cassert>
 #include <utility>
+
+#include "hotkv/util/assert.hpp"
 
 namespace hotkv {
 namespace {
@@ -112,7 +113,7 @@ void TimingWheel::schedule(std::string key, int64_t deadline_ms) {
 
 void TimingWheel::place(Node* n) {
   const uint64_t deadline = to_biased(n->deadline_ms);
-  assert(deadline > now_);
+  HOTKV_ASSERT(deadline > now_);
   const int highest_bit = 63 - std::countl_zero(deadline ^ now_);
   const int level = highest_bit / kSlotBits;
   if (level >= kLevels) {
@@ -147,7 +148,7 @@ bool TimingWheel::next_event(uint64_t* at, int* level) const {
     const int shift = k * kSlotBits;
     const auto current = static_cast<int>((now_ >> shift) & (kSlots - 1));
     // By the placement invariant only slots above the current digit can be occupied.
-    assert((occupied_[k] & ((uint64_t{2} << current) - 1)) == 0);
+    HOTKV_ASSERT((occupied_[k] & ((uint64_t{2} << current) - 1)) == 0);
     const auto slot = static_cast<uint64_t>(std::countr_zero(occupied_[k]));
     const int block_shift = shift + kSlotBits;
     *at = ((now_ >> block_shift) << block_shift) | (slot << shift);

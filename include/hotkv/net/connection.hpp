@@ -62,6 +62,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ClientSession session_;
   InputBuffer in_;
   RequestParser parser_;
+  int64_t bulk_limit_;
   std::vector<std::string_view> args_;
   std::vector<size_t> key_scratch_;
   std::string out_;

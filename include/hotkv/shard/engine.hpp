@@ -41,8 +41,6 @@ class Table;
 struct ServerStats {
   std::atomic<uint64_t> connections_received{0};
   std::atomic<uint64_t> rejected_connections{0};
-  std::atomic<uint64_t> net_input_bytes{0};
-  std::atomic<uint64_t> net_output_bytes{0};
   std::atomic<uint64_t> total_error_replies{0};
   std::atomic<uint64_t> atomic_operations{0};  // cross-shard run_atomic calls
   std::atomic<int64_t> ops_per_sec{0};

@@ -35,6 +35,10 @@ class Shard {
   ShardLock& lock() { return lock_; }
   CommandStat& command_stat(size_t command_id) { return command_stats_[command_id]; }
   std::atomic<uint64_t>& commands_processed() { return commands_processed_; }
+  // Bytes read from and written to this thread's clients (per shard, so threads never contend
+  // on one counter).
+  std::atomic<uint64_t>& net_input_bytes() { return net_input_bytes_; }
+  std::atomic<uint64_t>& net_output_bytes() { return net_output_bytes_; }
 
   // Owner thread only. Runs one bounded round of active expiry now.
   void run_expiry();
@@ -57,6 +61,8 @@ class Shard {
   ShardLock lock_;
   std::unique_ptr<CommandStat[]> command_stats_;
   std::atomic<uint64_t> commands_processed_{0};
+  std::atomic<uint64_t> net_input_bytes_{0};
+  std::atomic<uint64_t> net_output_bytes_{0};
   asio::steady_timer timer_;
   int64_t armed_at_ms_ = INT64_MAX;
   bool stopped_ = false;
