@@ -141,8 +141,8 @@ void cmd_hello(CommandContext& ctx) {
   ctx.session->info->resp.store(static_cast<int>(proto), std::memory_order_relaxed);
   // The reply itself already speaks the protocol just chosen.
   ReplyWriter w(ctx.reply.buffer(), ctx.session->resp);
-  CommandContext hello_ctx{ctx.argv, w, ctx.engine, ctx.shard, ctx.multi_shard, ctx.session,
-                           ctx.spec, ctx.now_ms, {}};
+  CommandContext hello_ctx{ctx.argv,    w,        ctx.engine, ctx.shard, ctx.multi_shard,
+                           ctx.session, ctx.spec, ctx.now_ms, {},        {}};
   reply_hello_map(hello_ctx);
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/util/clock.hpp"
@@ -36,6 +37,67 @@ bool CommandContext::int_arg_or_reply(size_t i, int64_t& out) {
   return true;
 }
 
+namespace {
+
+void note_logged(CommandContext& ctx, size_t shard) {
+  if (std::find(ctx.logged_shards.begin(), ctx.logged_shards.end(), shard) ==
+      ctx.logged_shards.end()) {
+    ctx.logged_shards.push_back(shard);
+  }
+}
+
+ShardLog& log_for(CommandContext& ctx, std::string_view key) {
+  if (!ctx.multi_shard) {
+    return ctx.shard.log();
+  }
+  size_t owner = ctx.engine.shard_of(key);
+  ShardLog& log = ctx.engine.shard(owner).log();
+  if (log.enabled()) {
+    note_logged(ctx, owner);
+  }
+  return log;
+}
+
+}  // namespace
+
+void CommandContext::log_put(std::string_view key) {
+  ShardLog& log = log_for(*this, key);
+  if (!log.enabled()) {
+    return;
+  }
+  Value* v = db(key).find(key, now_ms);
+  if (v == nullptr) {
+    log.record().add_del(key);
+  } else if (v->is_int()) {
+    log.record().add_put_int(key, v->int_value(), v->expire_at_ms());
+  } else {
+    log.record().add_put_string(key, v->str(scratch), v->expire_at_ms());
+  }
+}
+
+void CommandContext::log_del(std::string_view key) {
+  ShardLog& log = log_for(*this, key);
+  if (log.enabled()) {
+    log.record().add_del(key);
+  }
+}
+
+void CommandContext::log_expire(std::string_view key, int64_t at_ms) {
+  ShardLog& log = log_for(*this, key);
+  if (log.enabled()) {
+    log.record().add_expire(key, at_ms);
+  }
+}
+
+void CommandContext::log_flush(Shard& s) {
+  if (s.log().enabled()) {
+    if (multi_shard) {
+      note_logged(*this, s.id());
+    }
+    s.log().record().add_flush();
+  }
+}
+
 void CommandContext::wrong_arity() {
   reply.error("ERR wrong number of arguments for '" + lower(argv[0]) + "' command");
 }
@@ -58,10 +120,20 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
     reply.error(err::kNoAuth);
     return nullptr;
   }
+  if (engine.loading() && (spec->flags & kLoading) == 0) {
+    reply.error("LOADING HotKV is loading the dataset in memory");
+    return nullptr;
+  }
   int argc = static_cast<int>(argv.size());
   if ((spec->arity > 0 && argc != spec->arity) || (spec->arity < 0 && argc < -spec->arity)) {
     reply.error("ERR wrong number of arguments for '" + lower(argv[0]) + "' command");
     return nullptr;
+  }
+  if ((spec->flags & kWrite) != 0) {
+    if (int e = engine.persistence_errno()) {
+      reply.error(std::string("MISCONF Errors writing to the AOF file: ") + std::strerror(e));
+      return nullptr;
+    }
   }
   return spec;
 }
@@ -112,9 +184,21 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
                      ReplyWriter& reply) {
   int64_t start = mono_us();
-  CommandContext ctx{argv, reply, engine, shard, multi_shard, session, spec, engine.now_ms(), {}};
+  CommandContext ctx{argv,    reply, engine,           shard, multi_shard,
+                     session, spec,  engine.now_ms(), {},    {}};
   size_t before = reply.buffer().size();
   spec.handler(ctx);
+  // Close this command's log record(s): one record on a single shard, or one part per shard
+  // that received effects, all carrying one id so replay applies them all or none.
+  if (!multi_shard) {
+    shard.log().end_record(0, 1);
+  } else if (!ctx.logged_shards.empty()) {
+    auto parts = static_cast<uint32_t>(ctx.logged_shards.size());
+    uint64_t txn = parts > 1 ? engine.next_txn_id() : 0;
+    for (size_t i : ctx.logged_shards) {
+      engine.shard(i).log().end_record(txn, parts);
+    }
+  }
   int64_t elapsed = mono_us() - start;
   CommandStat& stat = shard.command_stat(spec.id);
   KeyspaceStats::bump(stat.calls);

@@ -80,8 +80,10 @@ void expire_generic(CommandContext& ctx, bool seconds, bool absolute) {
   }
   if (when <= ctx.now_ms) {
     db.erase(ctx.arg(1));
+    ctx.log_del(ctx.arg(1));
   } else {
     db.set_expire(ctx.arg(1), *v, when);
+    ctx.log_expire(ctx.arg(1), when);
   }
   ctx.reply.integer(1);
 }
@@ -137,6 +139,7 @@ void cmd_persist(CommandContext& ctx) {
     return;
   }
   db.set_expire(ctx.arg(1), *v, kNoExpiry);
+  ctx.log_expire(ctx.arg(1), kNoExpiry);
   ctx.reply.integer(1);
 }
 

@@ -32,6 +32,7 @@ void cmd_del(CommandContext& ctx) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     Keyspace& db = ctx.db(ctx.arg(i));
     if (db.find(ctx.arg(i), ctx.now_ms) != nullptr && db.erase(ctx.arg(i))) {
+      ctx.log_del(ctx.arg(i));
       ++n;
     }
   }
@@ -78,6 +79,8 @@ void rename_generic(CommandContext& ctx, bool nx) {
   Value moved = std::move(*v);
   src_db.erase(src);
   dst_db.put(dst, std::move(moved));  // the deadline travels with the value
+  ctx.log_del(src);
+  ctx.log_put(dst);
   if (nx) {
     ctx.reply.integer(1);
   } else {
@@ -125,6 +128,7 @@ void cmd_copy(CommandContext& ctx) {
     return;
   }
   dst_db.put(dst, *v);
+  ctx.log_put(dst);
   ctx.reply.integer(1);
 }
 
@@ -331,7 +335,10 @@ void cmd_flushall(CommandContext& ctx) {
     ctx.error(err::kSyntax);
     return;
   }
-  for_each_visible_shard(ctx, [](Shard& s) { s.keyspace().clear(); });
+  for_each_visible_shard(ctx, [&ctx](Shard& s) {
+    s.keyspace().clear();
+    ctx.log_flush(s);
+  });
   ctx.reply.ok();
 }
 

@@ -16,6 +16,7 @@
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/shard/persistence.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -105,11 +106,35 @@ void info_memory(CommandContext&, std::string& out) {
 }
 
 void info_persistence(CommandContext& ctx, std::string& out) {
+  Persistence* p = ctx.engine.persistence();
+  bool enabled = p != nullptr && p->enabled();
+  uint64_t fsyncs = 0;
+  uint64_t records = 0;
+  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+    fsyncs += ctx.engine.shard(i).log().fsyncs();
+    records += ctx.engine.shard(i).log().records();
+  }
+  int write_errno = ctx.engine.persistence_errno();
   out += fmt::format(
-      "# Persistence\r\nloading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
-      "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\naof_enabled:0\r\n"
-      "aof_rewrite_in_progress:0\r\n\r\n",
-      ctx.engine.start_unix_ms() / 1000);
+      "# Persistence\r\nloading:{}\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
+      "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:ok\r\n"
+      "aof_enabled:{}\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
+      "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
+      "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_last_write_status:{}\r\n"
+      "aof_last_cow_size:0\r\n",
+      ctx.engine.loading() ? 1 : 0, ctx.engine.start_unix_ms() / 1000, enabled ? 1 : 0,
+      write_errno == 0 ? "ok" : "err");
+  if (enabled) {
+    out += fmt::format(
+        "aof_current_size:{}\r\naof_base_size:{}\r\naof_pending_rewrite:0\r\n"
+        "aof_buffer_length:0\r\naof_pending_bio_fsync:0\r\naof_delayed_fsync:{}\r\n"
+        "aof_fsyncs:{}\r\naof_records:{}\r\naof_records_per_fsync:{:.2f}\r\n"
+        "aof_loaded_effects:{}\r\naof_loaded_expired:{}\r\naof_load_time_ms:{}\r\n",
+        p->current_size(), p->base_size(), p->delayed_fsyncs(), fsyncs, records,
+        fsyncs == 0 ? 0.0 : static_cast<double>(records) / static_cast<double>(fsyncs),
+        p->load_stats().effects, p->load_stats().expired_on_load, p->load_stats().millis);
+  }
+  out += "\r\n";
 }
 
 void info_stats(CommandContext& ctx, std::string& out) {

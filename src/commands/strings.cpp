@@ -138,6 +138,7 @@ void store_string(CommandContext& ctx, Keyspace& db, std::string_view key, Value
   if (opt.kind == ExpireOption::kAt) {
     if (opt.at_ms <= ctx.now_ms) {
       db.erase(key);
+      ctx.log_del(key);
       return;
     }
     value.set_expire_raw(opt.at_ms);
@@ -145,6 +146,7 @@ void store_string(CommandContext& ctx, Keyspace& db, std::string_view key, Value
     value.set_expire_raw(old->expire_at_ms());
   }
   db.put(key, std::move(value));
+  ctx.log_put(key);
 }
 
 void cmd_get(CommandContext& ctx) {
@@ -218,6 +220,7 @@ void cmd_setnx(CommandContext& ctx) {
     return;
   }
   db.put(ctx.arg(1), Value::from_string(ctx.arg(2)));
+  ctx.log_put(ctx.arg(1));
   ctx.reply.integer(1);
 }
 
@@ -256,6 +259,7 @@ void cmd_getdel(CommandContext& ctx) {
   }
   reply_value(ctx, *v);
   db.erase(ctx.arg(1));
+  ctx.log_del(ctx.arg(1));
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms|PERSIST]
@@ -279,11 +283,14 @@ void cmd_getex(CommandContext& ctx) {
   if (opt.kind == ExpireOption::kAt) {
     if (opt.at_ms <= ctx.now_ms) {
       db.erase(ctx.arg(1));
+      ctx.log_del(ctx.arg(1));
     } else {
       db.set_expire(ctx.arg(1), *v, opt.at_ms);
+      ctx.log_expire(ctx.arg(1), opt.at_ms);
     }
-  } else if (opt.kind == ExpireOption::kPersist) {
+  } else if (opt.kind == ExpireOption::kPersist && v->has_expiry()) {
     db.set_expire(ctx.arg(1), *v, kNoExpiry);
+    ctx.log_expire(ctx.arg(1), kNoExpiry);
   }
 }
 
@@ -306,6 +313,7 @@ void cmd_mset(CommandContext& ctx) {
   }
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     ctx.db(ctx.arg(i)).put(ctx.arg(i), Value::from_string(ctx.arg(i + 1)));
+    ctx.log_put(ctx.arg(i));
   }
   ctx.reply.ok();
 }
@@ -323,6 +331,7 @@ void cmd_msetnx(CommandContext& ctx) {
   }
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     ctx.db(ctx.arg(i)).put(ctx.arg(i), Value::from_string(ctx.arg(i + 1)));
+    ctx.log_put(ctx.arg(i));
   }
   ctx.reply.integer(1);
 }
@@ -344,6 +353,7 @@ void cmd_append(CommandContext& ctx) {
   }
   if (v == nullptr) {
     Value& nv = db.put(ctx.arg(1), Value::from_string(ctx.arg(2)));
+    ctx.log_put(ctx.arg(1));
     ctx.reply.integer(static_cast<int64_t>(nv.str_len()));
     return;
   }
@@ -352,7 +362,8 @@ void cmd_append(CommandContext& ctx) {
   }
   std::string& raw = v->mutable_raw();
   raw.append(ctx.arg(2));
-  ctx.reply.integer(static_cast<int64_t>(raw.size()));
+  ctx.log_put(ctx.arg(1));
+  ctx.reply.integer(static_cast<int64_t>(v->str_len()));
 }
 
 void cmd_strlen(CommandContext& ctx) {
@@ -424,12 +435,12 @@ void cmd_setrange(CommandContext& ctx) {
       !check_string_length_or_reply(ctx, static_cast<uint64_t>(offset) + val.size())) {
     return;
   }
-  if (v == nullptr) {
-    v = &db.put(ctx.arg(1), Value::from_string(""));
-  }
   if (val.empty()) {
     ctx.reply.integer(static_cast<int64_t>(v->str_len()));
     return;
+  }
+  if (v == nullptr) {
+    v = &db.put(ctx.arg(1), Value::from_string(""));
   }
   std::string& raw = v->mutable_raw();
   size_t need = static_cast<size_t>(offset) + val.size();
@@ -437,7 +448,9 @@ void cmd_setrange(CommandContext& ctx) {
     raw.resize(need, '\0');
   }
   std::memcpy(raw.data() + offset, val.data(), val.size());
-  ctx.reply.integer(static_cast<int64_t>(raw.size()));
+  size_t len = raw.size();
+  ctx.log_put(ctx.arg(1));
+  ctx.reply.integer(static_cast<int64_t>(len));
 }
 
 void incr_generic(CommandContext& ctx, int64_t delta) {
@@ -470,6 +483,7 @@ void incr_generic(CommandContext& ctx, int64_t delta) {
   } else {
     v->set_int(next);
   }
+  ctx.log_put(ctx.arg(1));
   ctx.reply.integer(next);
 }
 
@@ -530,6 +544,7 @@ void cmd_incrbyfloat(CommandContext& ctx) {
   } else {
     v->set_string(text);
   }
+  ctx.log_put(ctx.arg(1));
   ctx.reply.bulk(text);
 }
 

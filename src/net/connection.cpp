@@ -136,6 +136,10 @@ asio::awaitable<bool> Connection::write_output() {
   if (out_.empty() || closing_) {
     co_return !closing_;
   }
+  // Nothing is acknowledged before its log record is written (and synced with always).
+  if (engine_.shard(shard_).log().needs_flush()) {
+    co_await engine_.shard(shard_).log_barrier();
+  }
   session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
   // Try a direct non-blocking write first: usually the socket takes everything, and skipping
   // the asynchronous operation saves a completion hand-off and an extra epoll round per reply.
@@ -179,6 +183,11 @@ asio::awaitable<void> Connection::flush_remote() {
     for (const RemoteCommand& cmd : batch) {
       views.assign(cmd.args.begin(), cmd.args.end());
       execute_command(*cmd.spec, views, *engine, engine->shard(target), false, nullptr, w);
+    }
+    // The replies leave this thread only once their log records are written.
+    ShardLog& log = engine->shard(target).log();
+    if (log.needs_flush()) {
+      log.flush();
     }
     return out;
   };
@@ -268,11 +277,21 @@ asio::awaitable<bool> Connection::process_input() {
       ClientSession* session = &session_;
       size_t home = shard_;
       int proto = session_.resp;
-      auto task = [engine, session, home, proto, spec, &owned]() {
+      std::vector<size_t> involved = route.shards;
+      involved.push_back(home);
+      auto task = [engine, session, home, proto, spec, &owned, &involved]() {
         std::vector<std::string_view> views(owned.begin(), owned.end());
         std::string out;
         ReplyWriter w(out, proto);
         execute_command(*spec, views, *engine, engine->shard(home), true, session, w);
+        // Every part is written (and synced with always) while the shards are still parked,
+        // so no later command on any of them can be logged ahead of an incomplete operation.
+        for (size_t i : involved) {
+          ShardLog& log = engine->shard(i).log();
+          if (log.needs_flush()) {
+            log.flush();
+          }
+        }
         return out;
       };
       std::string reply = co_await engine_.run_atomic(shard_, route.shards, std::move(task));

@@ -42,14 +42,11 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_file, "redis.conf-style file of `name value` lines");
   app.add_flag("--commands-markdown", commands_markdown,
                "print docs/commands.md generated from the command table and exit");
-  // Every setting is also a flag named after it; a flag overrides the config file.
-  static const char* kSettings[] = {"port",     "bind",          "threads",
-                                    "maxclients", "loglevel",    "logfile",
-                                    "timeout",  "tcp-keepalive", "proto-max-bulk-len",
-                                    "requirepass", "client-query-buffer-limit"};
+  // Every setting of the configuration registry is also a flag named after it; a flag
+  // overrides the config file.
   std::map<std::string, std::optional<std::string>> flags;
-  for (const char* name : kSettings) {
-    app.add_option(std::string("--") + name, flags[name], std::string("config: ") + name);
+  for (const std::string& name : hotkv::Config().names()) {
+    app.add_option("--" + name, flags[name], "config: " + name);
   }
   CLI11_PARSE(app, argc, argv);
 

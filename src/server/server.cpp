@@ -43,6 +43,8 @@ Server::Server(Config& config) : config_(config) {
   }
   engine_ = std::make_unique<Engine>(config_, command_table(), contexts);
   engine_->shutdown_hook = [this] { shutdown(); };
+  persistence_ = std::make_unique<Persistence>(*engine_);
+  engine_->set_persistence(persistence_.get());
 }
 
 Server::~Server() {
@@ -203,6 +205,26 @@ int Server::run() {
       w->io.run();
     });
   }
+  if (config_.get_string("appendonly") == "yes") {
+    // Load on a separate thread while the workers run: effects are applied on the shards'
+    // own threads, and clients that connect meanwhile get -LOADING.
+    engine_->set_loading(true);
+    loader_ = std::thread([this] {
+      std::string err = persistence_->load_and_open();
+      if (!err.empty()) {
+        spdlog::error("{}", err);
+        exit_code_.store(1);
+        shutdown();
+        return;
+      }
+      const LoadStats& st = persistence_->load_stats();
+      spdlog::info("DB loaded from append only file {}: {} records, {} effects, {} keys "
+                   "expired while down, {} ms",
+                   persistence_->directory(), st.records, st.effects, st.expired_on_load,
+                   st.millis);
+      engine_->set_loading(false);
+    });
+  }
   {
     auto guard = asio::make_work_guard(workers_[0]->io);
     workers_[0]->io.run();
@@ -213,8 +235,17 @@ int Server::run() {
       w->thread.join();
     }
   }
+  if (loader_.joinable()) {
+    loader_.join();
+  }
+  persistence_->close();
+  // The workers are gone: write and sync what the last commands logged.
+  for (size_t i = 0; i < engine_->shard_count(); ++i) {
+    engine_->shard(i).log().flush();
+    engine_->shard(i).log().sync();
+  }
   spdlog::info("HotKV is now ready to exit, bye bye...");
-  return 0;
+  return exit_code_.load();
 }
 
 void Server::wait_for_drain(Worker* w, int64_t deadline_ms,
@@ -240,6 +271,7 @@ void Server::shutdown() {
   if (stopping_.exchange(true)) {
     return;
   }
+  persistence_->abort_loading();
   asio::post(workers_[0]->io, [this] {
     std::error_code ec;
     if (acceptor_) {

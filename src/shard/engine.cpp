@@ -11,9 +11,20 @@ namespace hotkv {
 
 Engine::Engine(Config& config, const Table& table, std::vector<asio::io_context*> contexts)
     : config_(config), table_(table), start_unix_ms_(unix_ms()) {
+  // Ids of cross-shard log records must not repeat across restarts: start from the clock.
+  next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {
     shards_.push_back(std::make_unique<Shard>(i, *contexts[i], table.size(), start_unix_ms_));
   }
+}
+
+int Engine::persistence_errno() {
+  for (auto& s : shards_) {
+    if (int e = s->log().last_errno()) {
+      return e;
+    }
+  }
+  return 0;
 }
 
 size_t Engine::shard_of(std::string_view key) const { return key_shard(key, shards_.size()); }

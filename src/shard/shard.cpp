@@ -3,7 +3,9 @@
 // CPU; a mass expiry is worked off in bounded batches, yielding to clients between them.
 #include "hotkv/shard/shard.hpp"
 
+#include <asio/async_result.hpp>
 #include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
 
 #include "hotkv/util/clock.hpp"
 
@@ -52,6 +54,36 @@ void Shard::run_expiry() {
   }
   if (auto next = keyspace_.next_deadline_hint()) {
     arm_expiry(*next <= now ? now + 1 : *next);
+  }
+}
+
+asio::awaitable<void> Shard::log_barrier() {
+  if (!log_.needs_flush()) {
+    co_return;
+  }
+  auto initiation = [this](auto handler) {
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    barrier_waiters_.push_back([this, shared] {
+      asio::post(io_, [shared]() mutable { std::move(*shared)(); });
+    });
+    if (!flush_posted_) {
+      flush_posted_ = true;
+      // Posted behind the handlers already queued, so the connections served in this turn
+      // append their records first and the one write (and fsync) covers all of them.
+      asio::post(io_, [this] { run_group_flush(); });
+    }
+  };
+  co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
+                                                                        asio::use_awaitable);
+}
+
+void Shard::run_group_flush() {
+  flush_posted_ = false;
+  log_.flush();
+  std::vector<std::function<void()>> waiters;
+  waiters.swap(barrier_waiters_);
+  for (auto& w : waiters) {
+    w();
   }
 }
 

@@ -106,7 +106,13 @@ Config::Config() {
   // Compatibility settings that tools such as redis-benchmark read at start-up.
   add_string("save", save_, true);
   add_string("databases", databases_, false);
-  add_string("appendonly", appendonly_, false);
+  add_enum("appendonly", appendonly_, {"yes", "no"}, false);
+  add_enum("appendfsync", appendfsync_, {"always", "everysec", "no"}, true);
+  add_string("dir", dir_, false);
+  add_string("appendfilename", appendfilename_, false);
+  add_string("appenddirname", appenddirname_, false);
+  add_int("auto-aof-rewrite-percentage", auto_aof_rewrite_percentage, 0, INT32_MAX, false, true);
+  add_int("auto-aof-rewrite-min-size", auto_aof_rewrite_min_size, 0, INT64_MAX, true, true);
   add("loglevel", Entry{[this] { return loglevel(); },
                         [this](std::string_view v) -> std::string {
                           std::string l = lower(v);
@@ -170,6 +176,35 @@ void Config::add_string(std::string name, std::string& v, bool mutable_at_runtim
                                return "";
                              },
                              mutable_at_runtime});
+}
+
+void Config::add_enum(std::string name, std::string& v, std::vector<std::string> allowed,
+                      bool mutable_at_runtime) {
+  add(std::move(name), Entry{[this, &v] {
+                               std::lock_guard<std::mutex> lock(strings_mutex_);
+                               return v;
+                             },
+                             [this, &v, allowed](std::string_view s) -> std::string {
+                               std::string l = lower(s);
+                               for (const auto& a : allowed) {
+                                 if (a == l) {
+                                   std::lock_guard<std::mutex> lock(strings_mutex_);
+                                   v = l;
+                                   return "";
+                                 }
+                               }
+                               std::string list;
+                               for (const auto& a : allowed) {
+                                 list += (list.empty() ? "" : ", ") + a;
+                               }
+                               return "argument(s) must be one of the following: " + list;
+                             },
+                             mutable_at_runtime});
+}
+
+std::string Config::get_string(std::string_view name) const {
+  auto it = entries_.find(lower(name));
+  return it == entries_.end() ? std::string() : it->second.get();
 }
 
 std::string Config::bind() const {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/resp/writer.hpp"
@@ -44,6 +45,21 @@ struct CommandContext {
   void wrong_arity();
   // Reusable buffer for formatting integers as strings without allocating per call.
   std::string scratch;
+
+  // The effects a write command made, for the append-only log (step 3 of every handler:
+  // after mutating, before replying). They record final states with absolute deadlines, so
+  // replay never re-runs a command. No-ops when persistence is off.
+  //
+  // The key's current value and deadline (or its deletion, if it no longer exists).
+  void log_put(std::string_view key);
+  void log_del(std::string_view key);
+  // The key's deadline is now at_ms (kNoExpiry: it has none).
+  void log_expire(std::string_view key, int64_t at_ms);
+  // Every key of `s` is gone (FLUSHALL logs this on each shard).
+  void log_flush(Shard& s);
+  // Shards whose logs received effects during a multi-shard command (only those are parked,
+  // so only those may be touched when the records are closed).
+  std::vector<size_t> logged_shards;
 };
 
 }  // namespace hotkv

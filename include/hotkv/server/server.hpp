@@ -16,6 +16,7 @@
 
 #include "hotkv/net/connection.hpp"
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/persistence.hpp"
 #include "hotkv/util/config.hpp"
 
 namespace hotkv {
@@ -52,6 +53,9 @@ class Server {
   Config& config_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Persistence> persistence_;
+  std::thread loader_;
+  std::atomic<int> exit_code_{0};
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
   std::unique_ptr<asio::signal_set> signals_;
   std::atomic<bool> stopping_{false};

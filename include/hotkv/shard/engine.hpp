@@ -65,6 +65,18 @@ class Engine {
   int64_t now_ms() const { return manual_clock_ != nullptr ? *manual_clock_ : unix_ms(); }
   void use_manual_clock(const int64_t* now_ms) { manual_clock_ = now_ms; }
 
+  // True while the data set is being loaded: only commands flagged kLoading run.
+  bool loading() const { return loading_.load(std::memory_order_acquire); }
+  void set_loading(bool v) { loading_.store(v, std::memory_order_release); }
+  // A fresh id for a cross-shard operation's log records (any thread).
+  uint64_t next_txn_id() { return next_txn_.fetch_add(1, std::memory_order_relaxed); }
+  void seed_txn_ids(uint64_t above) { next_txn_.store(above + 1); }
+  // The errno of the last failed log write on any shard (0: all healthy). Writes are refused
+  // with -MISCONF while it is set.
+  int persistence_errno();
+  class Persistence* persistence() { return persistence_; }
+  void set_persistence(class Persistence* p) { persistence_ = p; }
+
   // Set by the server; called (from any thread) by SHUTDOWN.
   std::function<void()> shutdown_hook;
   void request_shutdown() {
@@ -139,6 +151,9 @@ class Engine {
   ServerStats stats_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
+  std::atomic<bool> loading_{false};
+  std::atomic<uint64_t> next_txn_{1};
+  class Persistence* persistence_ = nullptr;
 };
 
 }  // namespace hotkv

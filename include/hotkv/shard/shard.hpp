@@ -5,12 +5,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
+#include <asio/awaitable.hpp>
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 
+#include "hotkv/persist/shard_log.hpp"
 #include "hotkv/shard/keyspace.hpp"
 #include "hotkv/shard/shard_lock.hpp"
 
@@ -32,6 +35,7 @@ class Shard {
   size_t id() const { return id_; }
   asio::io_context& io() { return io_; }
   Keyspace& keyspace() { return keyspace_; }
+  ShardLog& log() { return log_; }
   ShardLock& lock() { return lock_; }
   CommandStat& command_stat(size_t command_id) { return command_stats_[command_id]; }
   std::atomic<uint64_t>& commands_processed() { return commands_processed_; }
@@ -39,6 +43,11 @@ class Shard {
   // on one counter).
   std::atomic<uint64_t>& net_input_bytes() { return net_input_bytes_; }
   std::atomic<uint64_t>& net_output_bytes() { return net_output_bytes_; }
+
+  // Owner thread. Completes once everything this shard's commands appended to the log so far
+  // is written (and synced, with appendfsync always). Every connection that asks during one
+  // event-loop turn shares a single write and fsync: the group commit.
+  asio::awaitable<void> log_barrier();
 
   // Owner thread only. Runs one bounded round of active expiry now.
   void run_expiry();
@@ -54,10 +63,12 @@ class Shard {
 
  private:
   void on_timer();
+  void run_group_flush();
 
   size_t id_;
   asio::io_context& io_;
   Keyspace keyspace_;
+  ShardLog log_;
   ShardLock lock_;
   std::unique_ptr<CommandStat[]> command_stats_;
   std::atomic<uint64_t> commands_processed_{0};
@@ -65,6 +76,8 @@ class Shard {
   std::atomic<uint64_t> net_output_bytes_{0};
   asio::steady_timer timer_;
   int64_t armed_at_ms_ = INT64_MAX;
+  std::vector<std::function<void()>> barrier_waiters_;
+  bool flush_posted_ = false;
   bool stopped_ = false;
 };
 

@@ -28,6 +28,8 @@ class Config {
   std::atomic<int64_t> timeout{0};  // seconds; 0 = never close idle clients
   std::atomic<int64_t> tcp_keepalive{300};
   std::atomic<int64_t> maxmemory{0};
+  std::atomic<int64_t> auto_aof_rewrite_percentage{100};
+  std::atomic<int64_t> auto_aof_rewrite_min_size{64LL * 1024 * 1024};
   std::atomic<int64_t> proto_max_bulk_len{512LL * 1024 * 1024};
   std::atomic<int64_t> max_inline_len{64 * 1024};
   std::atomic<int64_t> client_query_buffer_limit{1024LL * 1024 * 1024};
@@ -37,6 +39,8 @@ class Config {
   std::string loglevel() const;
   std::string logfile() const;
   std::string config_file() const;
+  // Any setting's current value as text (empty if unknown).
+  std::string get_string(std::string_view name) const;
   void set_config_file(std::string path);
 
   // Sets a value by its Redis name. `at_startup` allows immutable settings (from flags and the
@@ -65,6 +69,8 @@ class Config {
   void add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int64_t max, bool memory,
                bool mutable_at_runtime);
   void add_string(std::string name, std::string& v, bool mutable_at_runtime);
+  void add_enum(std::string name, std::string& v, std::vector<std::string> allowed,
+                bool mutable_at_runtime);
 
   std::map<std::string, Entry, std::less<>> entries_;
   mutable std::mutex strings_mutex_;
@@ -75,6 +81,10 @@ class Config {
   std::string config_file_;
   std::string save_;
   std::string appendonly_ = "no";
+  std::string appendfsync_ = "everysec";
+  std::string dir_ = ".";
+  std::string appendfilename_ = "appendonly.aof";
+  std::string appenddirname_ = "appendonlydir";
   std::string databases_ = "1";
   std::function<void(const std::string&)> loglevel_hook_;
 };

@@ -1,0 +1,92 @@
+// The append-only log's record format: each record is the set of effects one command (or one
+// shard's part of a cross-shard operation) made, framed with a length and a CRC-32C so a torn
+// tail and a corrupted middle can be told apart. Effects are final states with absolute
+// deadlines, never commands to re-run, so replay is deterministic. docs/aof-format.md is the
+// byte-level description.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hotkv {
+
+enum class EffectKind : uint8_t {
+  kPut = 1,     // key now holds this value (and this deadline, or none)
+  kDel = 2,     // key no longer exists
+  kExpire = 3,  // key's deadline is now at_ms (-1: no deadline)
+  kFlush = 4,   // every key of this shard is gone
+};
+
+struct Effect {
+  EffectKind kind = EffectKind::kPut;
+  std::string key;
+  bool is_int = false;
+  int64_t integer = 0;
+  std::string str;
+  int64_t at_ms = -1;
+};
+
+struct Record {
+  uint64_t txn_id = 0;  // 0: a single-shard record; else shared by every part of one operation
+  uint32_t parts = 1;   // how many shard logs hold a part of this operation
+  std::vector<Effect> effects;
+};
+
+inline constexpr size_t kRecordFrame = 8;        // u32 length + u32 crc
+inline constexpr size_t kRecordBodyHeader = 16;  // u64 txn + u32 parts + u32 count
+
+// Appends records to a byte buffer without per-effect allocation. Usage: open(), any number of
+// add_*(), then close() (or abandon() if nothing was added).
+class RecordEncoder {
+ public:
+  explicit RecordEncoder(std::string& out) : out_(out) {}
+  void open();
+  void add_put_string(std::string_view key, std::string_view value, int64_t at_ms);
+  void add_put_int(std::string_view key, int64_t value, int64_t at_ms);
+  void add_del(std::string_view key);
+  void add_expire(std::string_view key, int64_t at_ms);
+  void add_flush();
+  uint32_t count() const { return count_; }
+  bool is_open() const { return open_; }
+  // Patches the frame; the record is then complete in the buffer.
+  void close(uint64_t txn_id, uint32_t parts);
+  // Drops an open record that received no effect.
+  void abandon();
+
+ private:
+  void add_key(EffectKind kind, std::string_view key);
+  std::string& out_;
+  size_t start_ = 0;
+  uint32_t count_ = 0;
+  bool open_ = false;
+};
+
+enum class DecodeStatus {
+  kOk,       // a record was decoded
+  kEnd,      // clean end of data
+  kTorn,     // the data ends inside a record: a write cut short by a crash
+  kCorrupt,  // a complete record is damaged (bad checksum or malformed body)
+};
+
+// Decodes records one by one from a byte span.
+class RecordDecoder {
+ public:
+  explicit RecordDecoder(std::string_view data) : data_(data) {}
+  DecodeStatus next(Record& out);
+  // Offset of the next record to decode (on kTorn/kCorrupt: of the damaged record).
+  size_t offset() const { return pos_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool decode_body(std::string_view body, Record& out);
+  std::string_view data_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+// Appends one whole record (used by tests and the rewrite).
+void encode_record(const Record& r, std::string& out);
+
+}  // namespace hotkv

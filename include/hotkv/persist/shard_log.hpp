@@ -1,0 +1,73 @@
+// One shard's part of the append-only log: the records its commands produced, buffered until
+// the connection replies, then written to the shard's current log file. Owned and used by the
+// shard's thread only (or by a coordinator while that thread is parked); the everysec fsync
+// thread only calls fdatasync on the file descriptor and reads the atomics.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "hotkv/persist/record.hpp"
+
+namespace hotkv {
+
+enum class FsyncPolicy { kAlways, kEverysec, kNo };
+
+class ShardLog {
+ public:
+  ShardLog() : encoder_(pending_) {}
+  ShardLog(const ShardLog&) = delete;
+  ShardLog& operator=(const ShardLog&) = delete;
+  ~ShardLog();
+
+  bool enabled() const { return fd_.load(std::memory_order_relaxed) >= 0; }
+  // Starts appending to `fd` (already positioned at its end); takes ownership. `size` is the
+  // file's current size. Closes the previous file, if any, after writing what is pending.
+  void attach(int fd, uint64_t size, FsyncPolicy policy);
+  void set_policy(FsyncPolicy p) { policy_.store(p, std::memory_order_relaxed); }
+  FsyncPolicy policy() const { return policy_.load(std::memory_order_relaxed); }
+
+  // The encoder for the current command's record; opens the record on first use.
+  RecordEncoder& record() {
+    if (!encoder_.is_open()) {
+      encoder_.open();
+    }
+    return encoder_;
+  }
+  bool record_open() const { return encoder_.is_open(); }
+  // Closes the current record (or drops it if it is empty).
+  void end_record(uint64_t txn_id, uint32_t parts);
+
+  // True if records were appended that are not yet written (or, with always, not yet synced).
+  bool needs_flush() const {
+    return !pending_.empty() || (policy() == FsyncPolicy::kAlways && written_ > synced_.load());
+  }
+  // Writes what is pending (and fdatasyncs it with always). Returns false on a write or sync
+  // error; what could not be written stays pending and is retried by the next call.
+  bool flush();
+  // fdatasync now (the everysec thread). Returns false on error.
+  bool sync();
+
+  int last_errno() const { return last_errno_.load(std::memory_order_relaxed); }
+  bool healthy() const { return last_errno() == 0; }
+  uint64_t file_size() const { return file_size_.load(std::memory_order_relaxed); }
+  uint64_t fsyncs() const { return fsyncs_.load(std::memory_order_relaxed); }
+  uint64_t records() const { return records_.load(std::memory_order_relaxed); }
+  bool dirty_since_sync() const { return written_total_.load() > synced_.load(); }
+
+ private:
+  std::string pending_;
+  RecordEncoder encoder_;
+  std::atomic<int> fd_{-1};
+  std::atomic<FsyncPolicy> policy_{FsyncPolicy::kEverysec};
+  uint64_t written_ = 0;  // bytes written to the current file by this shard
+  std::atomic<uint64_t> written_total_{0};
+  std::atomic<uint64_t> synced_{0};
+  std::atomic<uint64_t> file_size_{0};
+  std::atomic<uint64_t> fsyncs_{0};
+  std::atomic<uint64_t> records_{0};
+  std::atomic<int> last_errno_{0};
+};
+
+}  // namespace hotkv

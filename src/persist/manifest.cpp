@@ -1,0 +1,131 @@
+// Manifest text format (see manifest.hpp and docs/aof-format.md):
+//   # comment
+//   segment <seq> <base|incr> <shards>
+//   file <name>            (one line per shard, in shard order)
+#include "hotkv/persist/manifest.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace hotkv {
+
+std::string parse_manifest(const std::string& text, Manifest& out) {
+  out.segments.clear();
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') {
+      continue;
+    }
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "segment") {
+      ManifestSegment seg;
+      std::string type;
+      if (!(words >> seg.seq >> type >> seg.shards) || (type != "base" && type != "incr") ||
+          seg.shards == 0 || seg.shards > 16384) {
+        return "line " + std::to_string(lineno) + ": bad segment line";
+      }
+      if (!out.segments.empty() && seg.seq <= out.segments.back().seq) {
+        return "line " + std::to_string(lineno) + ": segments out of order";
+      }
+      seg.base = type == "base";
+      out.segments.push_back(std::move(seg));
+    } else if (kind == "file") {
+      std::string name;
+      if (out.segments.empty() || !(words >> name) || name.find('/') != std::string::npos) {
+        return "line " + std::to_string(lineno) + ": bad file line";
+      }
+      out.segments.back().files.push_back(name);
+    } else {
+      return "line " + std::to_string(lineno) + ": unknown directive '" + kind + "'";
+    }
+  }
+  for (const auto& seg : out.segments) {
+    if (seg.files.size() != seg.shards) {
+      return "segment " + std::to_string(seg.seq) + " lists " + std::to_string(seg.files.size()) +
+             " files for " + std::to_string(seg.shards) + " shards";
+    }
+  }
+  return "";
+}
+
+std::string render_manifest(const Manifest& m) {
+  std::string out = "# HotKV append-only log manifest: segments replay in order\n";
+  for (const auto& seg : m.segments) {
+    out += "segment " + std::to_string(seg.seq) + (seg.base ? " base " : " incr ") +
+           std::to_string(seg.shards) + "\n";
+    for (const auto& f : seg.files) {
+      out += "file " + f + "\n";
+    }
+  }
+  return out;
+}
+
+bool read_manifest(const std::string& path, Manifest& out, std::string& error) {
+  error.clear();
+  std::ifstream in(path);
+  if (!in) {
+    if (errno != ENOENT) {
+      error = std::string("cannot read: ") + std::strerror(errno);
+    }
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  error = parse_manifest(ss.str(), out);
+  return error.empty();
+}
+
+std::string write_manifest_atomic(const std::string& path, const Manifest& m) {
+  std::string tmp = path + ".tmp";
+  std::string text = render_manifest(m);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return std::string("cannot create ") + tmp + ": " + std::strerror(errno);
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      std::string err = std::string("cannot write ") + tmp + ": " + std::strerror(errno);
+      ::close(fd);
+      return err;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    std::string err = std::string("cannot fsync ") + tmp + ": " + std::strerror(errno);
+    ::close(fd);
+    return err;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    return std::string("cannot rename ") + tmp + ": " + std::strerror(errno);
+  }
+  std::string dir = path.substr(0, path.find_last_of('/'));
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return "";
+}
+
+std::string segment_file_name(const std::string& prefix, uint64_t seq, bool base, size_t shard) {
+  return prefix + "." + std::to_string(seq) + (base ? ".base." : ".incr.") +
+         std::to_string(shard) + ".aof";
+}
+
+}  // namespace hotkv

@@ -1,0 +1,391 @@
+// Start-up replay, log files and the everysec fsync thread (see persistence.hpp).
+#include "hotkv/shard/persistence.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include <asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/slot.hpp"
+#include "hotkv/util/clock.hpp"
+
+namespace hotkv {
+namespace {
+
+// Effects are handed to the owning shard in batches; a flush effect carries the layout it was
+// written under so it removes exactly the keys that shard owned then.
+struct LoadOp {
+  Effect effect;
+  uint32_t old_shard = 0;
+  uint32_t old_count = 0;
+};
+
+constexpr size_t kBatch = 2048;
+constexpr int kMaxBatchesInFlight = 64;
+
+bool read_file(const std::string& path, std::string& out, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = std::move(ss).str();
+  return true;
+}
+
+void apply_op(Keyspace& ks, LoadOp& op, size_t shard_id, size_t shard_count, int64_t now,
+              uint64_t& expired) {
+  Effect& e = op.effect;
+  switch (e.kind) {
+    case EffectKind::kPut: {
+      if (e.at_ms != kNoExpiry && e.at_ms <= now) {
+        ks.erase(e.key);  // its deadline passed while the server was down
+        ++expired;
+        return;
+      }
+      Value v = e.is_int ? Value::from_int(e.integer) : Value::from_string(e.str);
+      v.set_expire_raw(e.at_ms);
+      ks.put(e.key, std::move(v));
+      return;
+    }
+    case EffectKind::kDel:
+      ks.erase(e.key);
+      return;
+    case EffectKind::kExpire: {
+      Value* v = ks.find(e.key, now);
+      if (v == nullptr) {
+        return;
+      }
+      if (e.at_ms != kNoExpiry && e.at_ms <= now) {
+        ks.erase(e.key);
+        ++expired;
+      } else {
+        ks.set_expire(e.key, *v, e.at_ms);
+      }
+      return;
+    }
+    case EffectKind::kFlush: {
+      if (op.old_count == shard_count) {
+        if (op.old_shard == shard_id) {
+          ks.clear();
+        }
+        return;
+      }
+      std::vector<std::string> doomed;
+      ks.dict().for_each([&](const std::string& key, Value&) {
+        if (key_shard(key, op.old_count) == op.old_shard) {
+          doomed.push_back(key);
+        }
+      });
+      for (const auto& k : doomed) {
+        ks.erase(k);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Persistence::Persistence(Engine& engine) : engine_(engine) {}
+
+Persistence::~Persistence() { close(); }
+
+bool Persistence::parse_policy(const std::string& s, FsyncPolicy& out) {
+  if (s == "always") {
+    out = FsyncPolicy::kAlways;
+  } else if (s == "everysec") {
+    out = FsyncPolicy::kEverysec;
+  } else if (s == "no") {
+    out = FsyncPolicy::kNo;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+uint64_t Persistence::current_size() const {
+  uint64_t total = 0;
+  for (size_t i = 0; i < engine_.shard_count(); ++i) {
+    total += engine_.shard(i).log().file_size();
+  }
+  return total + base_size_;
+}
+
+std::string Persistence::load_and_open() {
+  Config& cfg = engine_.config();
+  if (cfg.get_string("appendonly") != "yes") {
+    return "";
+  }
+  enabled_ = true;
+  FsyncPolicy policy = FsyncPolicy::kEverysec;
+  parse_policy(cfg.get_string("appendfsync"), policy);
+  dir_path_ = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
+  prefix_ = cfg.get_string("appendfilename");
+  std::error_code ec;
+  std::filesystem::create_directories(dir_path_, ec);
+  if (ec) {
+    return "cannot create the append-only directory " + dir_path_ + ": " + ec.message();
+  }
+  std::string error;
+  if (!read_manifest(manifest_path(), manifest_, error) && !error.empty()) {
+    return "bad manifest " + manifest_path() + ": " + error;
+  }
+
+  int64_t started = mono_us();
+  int64_t now = unix_ms();
+  size_t n = engine_.shard_count();
+
+  // Pass 1: check every file and count the parts of cross-shard operations, so an operation
+  // that a crash left incomplete is never half applied.
+  std::unordered_map<uint64_t, uint32_t> parts_seen;
+  std::unordered_map<uint64_t, uint32_t> parts_needed;
+  std::unordered_map<std::string, uint64_t> valid_length;
+  for (const auto& seg : manifest_.segments) {
+    for (const auto& name : seg.files) {
+      std::string path = dir_path_ + "/" + name;
+      std::string data;
+      if (!read_file(path, data, error)) {
+        return "cannot read append-only file " + path + ": " + error;
+      }
+      RecordDecoder dec(data);
+      Record r;
+      DecodeStatus st;
+      while ((st = dec.next(r)) == DecodeStatus::kOk) {
+        if (r.txn_id != 0) {
+          ++parts_seen[r.txn_id];
+          parts_needed[r.txn_id] = r.parts;
+        }
+      }
+      if (st == DecodeStatus::kCorrupt) {
+        return "Bad file format reading the append only file " + path + " at offset " +
+               std::to_string(dec.offset()) + " (" + dec.error() +
+               "). Check it with: hotkv-check-aof " + dir_path_ +
+               " (--fix truncates the log at the damage, losing what follows it)";
+      }
+      if (st == DecodeStatus::kTorn) {
+        spdlog::warn("append-only file {} ends with a torn record at offset {} ({}): "
+                     "truncating {} bytes",
+                     path, dec.offset(), dec.error(), data.size() - dec.offset());
+        load_stats_.truncated_bytes += data.size() - dec.offset();
+      }
+      valid_length[name] = dec.offset();
+    }
+  }
+
+  // Pass 2: replay, segment after segment; within a segment each file in order.
+  // Shared with the batches in flight, which may outlive this frame if shutdown interrupts.
+  struct Counters {
+    std::atomic<int> in_flight{0};
+    std::atomic<uint64_t> expired{0};
+    std::atomic<size_t> attached{0};
+  };
+  auto counters = std::make_shared<Counters>();
+  std::atomic<int>& in_flight = counters->in_flight;
+  std::vector<std::vector<LoadOp>> batches(n);
+  auto send = [&](size_t shard) {
+    if (batches[shard].empty()) {
+      return;
+    }
+    while (in_flight.load() >= kMaxBatchesInFlight && !abort_.load()) {
+      std::this_thread::yield();
+    }
+    if (abort_.load()) {
+      batches[shard].clear();
+      return;
+    }
+    in_flight.fetch_add(1);
+    Shard* sh = &engine_.shard(shard);
+    asio::post(sh->io(), [sh, n, now, ops = std::move(batches[shard]), counters]() mutable {
+      uint64_t local_expired = 0;
+      for (LoadOp& op : ops) {
+        apply_op(sh->keyspace(), op, sh->id(), n, now, local_expired);
+      }
+      counters->expired.fetch_add(local_expired);
+      counters->in_flight.fetch_sub(1);
+    });
+    batches[shard] = {};
+    batches[shard].reserve(kBatch);
+  };
+  for (const auto& seg : manifest_.segments) {
+    for (size_t old_shard = 0; old_shard < seg.files.size(); ++old_shard) {
+      const std::string& name = seg.files[old_shard];
+      std::string path = dir_path_ + "/" + name;
+      std::string data;
+      if (!read_file(path, data, error)) {
+        return "cannot read append-only file " + path + ": " + error;
+      }
+      data.resize(valid_length[name]);
+      ++load_stats_.files;
+      RecordDecoder dec(data);
+      Record r;
+      while (dec.next(r) == DecodeStatus::kOk) {
+        if (r.txn_id != 0 && parts_seen[r.txn_id] < parts_needed[r.txn_id]) {
+          // A cross-shard operation a crash cut short: it was never acknowledged. Nothing after
+          // it in this file can have been either, so the file's valid prefix ends here.
+          spdlog::warn("append-only file {}: incomplete cross-shard operation at offset {}; "
+                       "dropping it and the {} bytes after it",
+                       path, dec.offset(), data.size() - dec.offset());
+          valid_length[name] = dec.offset();
+          break;
+        }
+        ++load_stats_.records;
+        for (Effect& e : r.effects) {
+          ++load_stats_.effects;
+          if (e.kind == EffectKind::kFlush) {
+            for (size_t s = 0; s < n; ++s) {
+              batches[s].push_back(LoadOp{e, static_cast<uint32_t>(old_shard),
+                                          static_cast<uint32_t>(seg.shards)});
+              send(s);
+            }
+            continue;
+          }
+          size_t target = key_shard(e.key, n);
+          batches[target].push_back(LoadOp{std::move(e), 0, 0});
+          if (batches[target].size() >= kBatch) {
+            send(target);
+          }
+        }
+      }
+      // Flush effects are routed by layout: finish this file before the next one.
+      for (size_t s = 0; s < n; ++s) {
+        send(s);
+      }
+    }
+  }
+  while (in_flight.load() > 0 && !abort_.load()) {
+    std::this_thread::yield();
+  }
+  if (abort_.load()) {
+    return "";  // shutting down: the server exits without serving
+  }
+  load_stats_.expired_on_load = counters->expired.load();
+
+  // Cut torn or incomplete tails so appending continues from a clean record boundary.
+  for (const auto& seg : manifest_.segments) {
+    for (const auto& name : seg.files) {
+      std::string path = dir_path_ + "/" + name;
+      struct stat st {};
+      if (::stat(path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) > valid_length[name]) {
+        if (::truncate(path.c_str(), static_cast<off_t>(valid_length[name])) != 0) {
+          return "cannot truncate " + path + ": " + std::strerror(errno);
+        }
+      }
+      if (seg.base) {
+        base_size_ += valid_length[name];
+      }
+    }
+  }
+
+  // Append to the last segment if it is an incremental log of this very layout; otherwise
+  // start a new segment with one file per shard and record it in the manifest first.
+  bool reuse = !manifest_.segments.empty() && !manifest_.segments.back().base &&
+               manifest_.segments.back().shards == n;
+  if (!reuse) {
+    ManifestSegment seg;
+    seg.seq = manifest_.next_seq();
+    seg.base = false;
+    seg.shards = n;
+    for (size_t s = 0; s < n; ++s) {
+      seg.files.push_back(segment_file_name(prefix_, seg.seq, false, s));
+    }
+    manifest_.segments.push_back(seg);
+  }
+  const ManifestSegment& tail = manifest_.segments.back();
+  std::vector<int> fds;
+  for (size_t s = 0; s < n; ++s) {
+    std::string path = dir_path_ + "/" + tail.files[s];
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      for (int f : fds) {
+        ::close(f);
+      }
+      return "cannot open append-only file " + path + ": " + std::strerror(errno);
+    }
+    fds.push_back(fd);
+  }
+  if (!reuse) {
+    std::string err = write_manifest_atomic(manifest_path(), manifest_);
+    if (!err.empty()) {
+      for (int f : fds) {
+        ::close(f);
+      }
+      return err;
+    }
+  }
+  for (size_t s = 0; s < n; ++s) {
+    struct stat st {};
+    ::fstat(fds[s], &st);
+    Shard* sh = &engine_.shard(s);
+    uint64_t size = static_cast<uint64_t>(st.st_size);
+    int fd = fds[s];
+    asio::post(sh->io(), [sh, fd, size, policy, counters] {
+      sh->log().attach(fd, size, policy);
+      counters->attached.fetch_add(1);
+    });
+  }
+  while (counters->attached.load() < n && !abort_.load()) {
+    std::this_thread::yield();
+  }
+  load_stats_.millis = (mono_us() - started) / 1000;
+  fsync_thread_ = std::thread([this] { fsync_loop(); });
+  return "";
+}
+
+void Persistence::fsync_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  int64_t next = mono_us();
+  while (!stop_) {
+    next += 1'000'000;
+    int64_t wait = next - mono_us();
+    if (wait > 0) {
+      cv_.wait_for(lock, std::chrono::microseconds(wait), [this] { return stop_; });
+    }
+    if (stop_) {
+      break;
+    }
+    lock.unlock();
+    FsyncPolicy policy = FsyncPolicy::kEverysec;
+    parse_policy(engine_.config().get_string("appendfsync"), policy);
+    int64_t started = mono_us();
+    for (size_t i = 0; i < engine_.shard_count(); ++i) {
+      ShardLog& log = engine_.shard(i).log();
+      log.set_policy(policy);
+      if (policy == FsyncPolicy::kEverysec && log.dirty_since_sync()) {
+        log.sync();
+      }
+    }
+    // Redis counts an fsync that could not keep up with its one-second cadence as delayed.
+    if (mono_us() - started > 1'000'000) {
+      delayed_fsync_.fetch_add(1);
+      next = mono_us();
+    }
+    lock.lock();
+  }
+}
+
+void Persistence::close() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (fsync_thread_.joinable()) {
+    fsync_thread_.join();
+  }
+}
+
+}  // namespace hotkv
