@@ -232,16 +232,18 @@ std::string Persistence::load_and_open() {
       ++load_stats_.files;
       RecordDecoder dec(data);
       Record r;
+      size_t record_start = 0;
       while (dec.next(r) == DecodeStatus::kOk) {
         if (r.txn_id != 0 && parts_seen[r.txn_id] < parts_needed[r.txn_id]) {
           // A cross-shard operation a crash cut short: it was never acknowledged. Nothing after
-          // it in this file can have been either, so the file's valid prefix ends here.
+          // it in this file can have been either, so the file's valid prefix ends before it.
           spdlog::warn("append-only file {}: incomplete cross-shard operation at offset {}; "
-                       "dropping it and the {} bytes after it",
-                       path, dec.offset(), data.size() - dec.offset());
-          valid_length[name] = dec.offset();
+                       "dropping it ({} bytes)",
+                       path, record_start, data.size() - record_start);
+          valid_length[name] = record_start;
           break;
         }
+        record_start = dec.offset();
         ++load_stats_.records;
         for (Effect& e : r.effects) {
           ++load_stats_.effects;
