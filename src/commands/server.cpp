@@ -118,11 +118,16 @@ void info_persistence(CommandContext& ctx, std::string& out) {
   out += fmt::format(
       "# Persistence\r\nloading:{}\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
       "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:ok\r\n"
-      "aof_enabled:{}\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
-      "aof_last_rewrite_time_sec:-1\r\naof_current_rewrite_time_sec:-1\r\n"
-      "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\naof_last_write_status:{}\r\n"
+      "aof_enabled:{}\r\naof_rewrite_in_progress:{}\r\naof_rewrite_scheduled:0\r\n"
+      "aof_last_rewrite_time_sec:{}\r\naof_current_rewrite_time_sec:{}\r\n"
+      "aof_last_bgrewrite_status:{}\r\naof_rewrites:{}\r\naof_last_write_status:{}\r\n"
       "aof_last_cow_size:0\r\n",
-      ctx.engine.loading() ? 1 : 0, ctx.engine.start_unix_ms() / 1000, enabled ? 1 : 0,
+      ctx.engine.loading() ? 1 : 0,
+      enabled ? p->last_save_unix() : ctx.engine.start_unix_ms() / 1000, enabled ? 1 : 0,
+      enabled && p->rewrite_in_progress() ? 1 : 0,
+      enabled && p->last_rewrite_ms() >= 0 ? p->last_rewrite_ms() / 1000 : -1,
+      enabled && p->rewrite_in_progress() ? (ctx.now_ms - p->rewrite_started_ms()) / 1000 : -1,
+      !enabled || p->last_rewrite_ok() ? "ok" : "err", enabled ? p->rewrites() : 0,
       write_errno == 0 ? "ok" : "err");
   if (enabled) {
     out += fmt::format(
@@ -542,8 +547,6 @@ void cmd_time(CommandContext& ctx) {
   ctx.reply.bulk_int(us % 1000000);
 }
 
-void cmd_lastsave(CommandContext& ctx) { ctx.reply.integer(ctx.engine.start_unix_ms() / 1000); }
-
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: there is nothing to save yet, so the options are
 // accepted and the server stops; like Redis, the client gets no reply, only a closed connection.
 void cmd_shutdown(CommandContext& ctx) {
@@ -594,7 +597,6 @@ void register_server(Table& t) {
   t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime."});
   t.add({"COMMAND",  -1, kLoading | kStale, no_keys(), cmd_command, "server", "COMMAND [COUNT|INFO|DOCS|LIST|GETKEYS|HELP] [arguments]", "Returns detailed information about commands."});
   t.add({"TIME",      1, kLoading | kStale | kFast, no_keys(), cmd_time, "server", "TIME", "Returns the server time."});
-  t.add({"LASTSAVE",  1, kLoading | kStale | kFast, no_keys(), cmd_lastsave, "server", "LASTSAVE", "Returns the Unix timestamp of the last successful save to disk."});
   t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});
   t.add({"DEBUG",    -2, kAdminConn | kLoading | kStale, no_keys(), cmd_debug, "server", "DEBUG SLEEP seconds", "A debugging command (SLEEP only) for tests."});
   // clang-format on

@@ -61,6 +61,7 @@ const Table& command_table() {
     register_keys(t);
     register_expire(t);
     register_connection(t);
+    register_persistence(t);
     return t;
   }();
   return table;

@@ -154,6 +154,19 @@ asio::awaitable<void> Server::accept_loop() {
   }
 }
 
+asio::awaitable<void> Server::auto_rewrite() {
+  Persistence* p = persistence_.get();
+  auto start = [p] {
+    std::string err = p->start_rewrite();
+    if (!err.empty()) {
+      spdlog::warn("automatic append only file rewrite not started: {}", err);
+    }
+    return 0;
+  };
+  co_await engine_->run_atomic(0, engine_->all_shards(), std::move(start));
+  auto_rewrite_running_ = false;
+}
+
 void Server::start_cron(size_t i) {
   Worker& w = *workers_[i];
   w.cron = std::make_unique<asio::steady_timer>(w.io);
@@ -169,6 +182,13 @@ void Server::on_cron(size_t i) {
   Worker& w = *workers_[i];
   int64_t now = unix_ms();
   w.connections.close_idle(now, config_.timeout.load(std::memory_order_relaxed));
+  if (i == 0 && !engine_->loading()) {
+    persistence_->poll_rewrite();
+    if (!auto_rewrite_running_ && persistence_->auto_rewrite_due()) {
+      auto_rewrite_running_ = true;
+      asio::co_spawn(w.io, auto_rewrite(), asio::detached);
+    }
+  }
   if (i == 0) {
     // instantaneous_ops_per_sec, sampled every 100 ms like Redis's serverCron.
     uint64_t total = 0;

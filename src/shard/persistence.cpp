@@ -2,6 +2,8 @@
 #include "hotkv/shard/persistence.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <unordered_map>
 
 #include <asio/post.hpp>
@@ -287,7 +290,7 @@ std::string Persistence::load_and_open() {
         }
       }
       if (seg.base) {
-        base_size_ += valid_length[name];
+        base_size_.fetch_add(valid_length[name]);
       }
     }
   }
@@ -342,7 +345,24 @@ std::string Persistence::load_and_open() {
   while (counters->attached.load() < n && !abort_.load()) {
     std::this_thread::yield();
   }
+  // Files of ours that no manifest names (a rewrite whose server was killed) are garbage.
+  {
+    std::set<std::string> named;
+    for (const auto& seg : manifest_.segments) {
+      named.insert(seg.files.begin(), seg.files.end());
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(dir_path_, ec)) {
+      std::string fname = entry.path().filename().string();
+      if (fname.rfind(prefix_ + ".", 0) == 0 && fname.size() > 4 &&
+          fname.compare(fname.size() - 4, 4, ".aof") == 0 && named.count(fname) == 0) {
+        spdlog::info("removing {}: no manifest names it", fname);
+        std::filesystem::remove(entry.path(), ec);
+      }
+    }
+  }
   load_stats_.millis = (mono_us() - started) / 1000;
+  size_at_last_rewrite_.store(current_size());
+  last_save_unix_.store(unix_ms() / 1000);
   fsync_thread_ = std::thread([this] { fsync_loop(); });
   return "";
 }
@@ -380,6 +400,19 @@ void Persistence::fsync_loop() {
 }
 
 void Persistence::close() {
+  int pid = child_pid_.exchange(0);
+  if (pid > 0) {
+    // Shutdown during a rewrite: the old files and the fresh incremental ones are complete;
+    // the unfinished base is discarded.
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    std::lock_guard<std::mutex> lock(rewrite_mutex_);
+    if (!pending_manifest_.segments.empty()) {
+      for (const auto& f : pending_manifest_.segments[0].files) {
+        ::unlink((dir_path_ + "/" + f).c_str());
+      }
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;

@@ -44,6 +44,8 @@ class Server {
   };
 
   asio::awaitable<void> accept_loop();
+  // Starts a log rewrite with every shard parked (auto-aof-rewrite thresholds reached).
+  asio::awaitable<void> auto_rewrite();
   void start_cron(size_t i);
   void on_cron(size_t i);
   void configure_socket(asio::ip::tcp::socket& s);
@@ -62,6 +64,7 @@ class Server {
   size_t next_worker_ = 0;
   uint16_t port_ = 0;
   uint64_t last_ops_total_ = 0;
+  bool auto_rewrite_running_ = false;
   int64_t last_ops_ms_ = 0;
 };
 

@@ -52,7 +52,26 @@ class Persistence {
   std::string directory() const { return dir_path_; }
   std::string manifest_path() const { return dir_path_ + "/" + prefix_ + ".manifest"; }
   uint64_t current_size() const;
-  uint64_t base_size() const { return base_size_; }
+  uint64_t base_size() const { return base_size_.load(); }
+
+  // Compaction. start_rewrite REQUIRES every shard parked (a kAllShards command or
+  // run_atomic over all shards): it flushes the logs, switches every shard to a fresh
+  // incremental file (recorded in the manifest before anything is written to it), and forks a
+  // child that writes a base snapshot of the parked keyspace. Returns "" or the error text.
+  std::string start_rewrite();
+  // Worker 0's cron: reaps a finished child and, on success, replaces the manifest with the
+  // new base plus the fresh incremental files and deletes the old files.
+  void poll_rewrite();
+  // True if the auto-aof-rewrite thresholds say a rewrite is due.
+  bool auto_rewrite_due() const;
+  bool rewrite_in_progress() const { return child_pid_.load() > 0; }
+  uint64_t rewrites() const { return rewrites_.load(); }
+  bool last_rewrite_ok() const { return last_rewrite_ok_.load(); }
+  int64_t last_rewrite_ms() const { return last_rewrite_ms_.load(); }
+  int64_t rewrite_started_ms() const { return rewrite_started_ms_.load(); }
+  int64_t last_save_unix() const { return last_save_unix_.load(); }
+  // Writes and fsyncs every shard's log. REQUIRES every shard parked.
+  void sync_all_parked();
 
   // Parses "always|everysec|no".
   static bool parse_policy(const std::string& s, FsyncPolicy& out);
@@ -67,13 +86,23 @@ class Persistence {
   std::string prefix_;
   Manifest manifest_;
   LoadStats load_stats_;
-  uint64_t base_size_ = 0;
+  std::atomic<uint64_t> base_size_{0};
   std::thread fsync_thread_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false;
   std::atomic<uint64_t> delayed_fsync_{0};
   std::atomic<bool> abort_{false};
+  // Rewrite state: started on a coordinator thread, finished on worker 0.
+  std::mutex rewrite_mutex_;
+  Manifest pending_manifest_;  // what the manifest becomes when the child succeeds
+  std::atomic<int> child_pid_{0};
+  std::atomic<uint64_t> rewrites_{0};
+  std::atomic<bool> last_rewrite_ok_{true};
+  std::atomic<int64_t> last_rewrite_ms_{-1};
+  std::atomic<int64_t> rewrite_started_ms_{0};
+  std::atomic<int64_t> last_save_unix_{0};
+  std::atomic<uint64_t> size_at_last_rewrite_{0};
 };
 
 }  // namespace hotkv

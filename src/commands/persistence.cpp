@@ -1,0 +1,80 @@
+// Persistence commands: BGREWRITEAOF (compact the log in the background), SAVE (make every
+// acknowledged write durable now, then compact), BGSAVE (compact) and LASTSAVE. They run with
+// every shard parked (kAllShards), which is what a rewrite needs to take its snapshot.
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/families.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/shard/persistence.hpp"
+
+namespace hotkv {
+namespace {
+
+Persistence* enabled_persistence(CommandContext& ctx) {
+  Persistence* p = ctx.engine.persistence();
+  return p != nullptr && p->enabled() ? p : nullptr;
+}
+
+void cmd_bgrewriteaof(CommandContext& ctx) {
+  Persistence* p = enabled_persistence(ctx);
+  if (p == nullptr) {
+    ctx.error("ERR Append only file is disabled (appendonly no)");
+    return;
+  }
+  std::string err = p->start_rewrite();
+  if (!err.empty()) {
+    ctx.error(err);
+    return;
+  }
+  ctx.reply.simple("Background append only file rewriting started");
+}
+
+void cmd_save(CommandContext& ctx) {
+  Persistence* p = enabled_persistence(ctx);
+  if (p == nullptr) {
+    ctx.error("ERR Append only file is disabled (appendonly no)");
+    return;
+  }
+  // Every write is already in the log; SAVE makes it durable before replying, and compacts.
+  p->sync_all_parked();
+  if (!p->rewrite_in_progress()) {
+    p->start_rewrite();
+  }
+  ctx.reply.ok();
+}
+
+void cmd_bgsave(CommandContext& ctx) {
+  Persistence* p = enabled_persistence(ctx);
+  if (p == nullptr) {
+    ctx.error("ERR Append only file is disabled (appendonly no)");
+    return;
+  }
+  if (p->rewrite_in_progress()) {
+    ctx.error("ERR Background save already in progress");
+    return;
+  }
+  std::string err = p->start_rewrite();
+  if (!err.empty()) {
+    ctx.error(err);
+    return;
+  }
+  ctx.reply.simple("Background saving started");
+}
+
+void cmd_lastsave(CommandContext& ctx) {
+  Persistence* p = enabled_persistence(ctx);
+  ctx.reply.integer(p != nullptr ? p->last_save_unix() : ctx.engine.start_unix_ms() / 1000);
+}
+
+}  // namespace
+
+void register_persistence(Table& t) {
+  constexpr uint32_t kSnapshot = kAdmin | kNoScript | kAllShards;
+  // clang-format off
+  t.add({"BGREWRITEAOF", 1, kSnapshot, no_keys(), cmd_bgrewriteaof, "server", "BGREWRITEAOF", "Compacts the append-only log in the background: a base snapshot plus a fresh tail."});
+  t.add({"SAVE",         1, kSnapshot, no_keys(), cmd_save, "server", "SAVE", "Makes every acknowledged write durable now, then compacts the log in the background."});
+  t.add({"BGSAVE",      -1, kSnapshot, no_keys(), cmd_bgsave, "server", "BGSAVE [SCHEDULE]", "Compacts the append-only log in the background."});
+  t.add({"LASTSAVE",     1, kLoading | kStale | kFast, no_keys(), cmd_lastsave, "server", "LASTSAVE", "Returns the Unix time of the last successful compaction (or of start-up)."});
+  // clang-format on
+}
+
+}  // namespace hotkv

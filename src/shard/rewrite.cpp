@@ -1,0 +1,241 @@
+// Log compaction (BGREWRITEAOF): a forked child writes a base snapshot of the keyspace while
+// the server keeps serving into fresh incremental files. The manifest is replaced atomically
+// twice -- first to add the fresh files, then to swap the old files for the base -- so a crash
+// at any moment leaves a complete, loadable set.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/persistence.hpp"
+#include "hotkv/util/clock.hpp"
+
+namespace hotkv {
+namespace {
+
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Runs in the forked child: one base file per shard with a put for every live key. Only plain
+// system calls and memory the child owns; it ends with _exit so no parent state is torn down.
+[[noreturn]] void write_snapshot(Engine& engine, const std::string& dir,
+                                 const std::vector<std::string>& files, int64_t now) {
+  for (size_t s = 0; s < engine.shard_count(); ++s) {
+    std::string path = dir + "/" + files[s];
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      _exit(2);
+    }
+    std::string buf;
+    RecordEncoder enc(buf);
+    std::string scratch;
+    enc.open();
+    bool ok = true;
+    engine.shard(s).keyspace().dict().for_each([&](const std::string& key, Value& v) {
+      if (!ok || (v.has_expiry() && v.expire_at_ms() <= now)) {
+        return;
+      }
+      if (v.is_int()) {
+        enc.add_put_int(key, v.int_value(), v.expire_at_ms());
+      } else {
+        enc.add_put_string(key, v.str(scratch), v.expire_at_ms());
+      }
+      // Records of about 1,000 effects keep both memory and a torn tail's cost small.
+      if (enc.count() >= 1000) {
+        enc.close(0, 1);
+        if (buf.size() >= (1u << 20)) {
+          ok = write_all(fd, buf);
+          buf.clear();
+        }
+        enc.open();
+      }
+    });
+    if (enc.count() > 0) {
+      enc.close(0, 1);
+    } else {
+      enc.abandon();
+    }
+    if (!ok || !write_all(fd, buf) || ::fsync(fd) != 0) {
+      _exit(3);
+    }
+    ::close(fd);
+  }
+  _exit(0);
+}
+
+}  // namespace
+
+void Persistence::sync_all_parked() {
+  for (size_t i = 0; i < engine_.shard_count(); ++i) {
+    engine_.shard(i).log().flush();
+    engine_.shard(i).log().sync();
+  }
+}
+
+std::string Persistence::start_rewrite() {
+  if (!enabled_) {
+    return "ERR Append only file is disabled (appendonly no)";
+  }
+  if (rewrite_in_progress()) {
+    return "ERR Background append only file rewriting already in progress";
+  }
+  std::lock_guard<std::mutex> lock(rewrite_mutex_);
+  size_t n = engine_.shard_count();
+  uint64_t base_seq = manifest_.next_seq();
+  uint64_t incr_seq = base_seq + 1;
+  ManifestSegment base{base_seq, true, n, {}};
+  ManifestSegment incr{incr_seq, false, n, {}};
+  for (size_t s = 0; s < n; ++s) {
+    base.files.push_back(segment_file_name(prefix_, base_seq, true, s));
+    incr.files.push_back(segment_file_name(prefix_, incr_seq, false, s));
+  }
+  // 1. Fresh incremental files, named in the manifest before anything is written to them.
+  std::vector<int> fds;
+  for (size_t s = 0; s < n; ++s) {
+    std::string path = dir_path_ + "/" + incr.files[s];
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      for (int f : fds) {
+        ::close(f);
+      }
+      return std::string("ERR cannot create ") + path + ": " + std::strerror(errno);
+    }
+    fds.push_back(fd);
+  }
+  Manifest during = manifest_;
+  during.segments.push_back(incr);
+  std::string err = write_manifest_atomic(manifest_path(), during);
+  if (!err.empty()) {
+    for (int f : fds) {
+      ::close(f);
+    }
+    return "ERR " + err;
+  }
+  // 2. Every shard switches to its fresh file (the old one is written, synced and closed).
+  FsyncPolicy policy = engine_.shard(0).log().policy();
+  for (size_t s = 0; s < n; ++s) {
+    engine_.shard(s).log().attach(fds[s], 0, policy);
+  }
+  manifest_ = during;
+  // 3. The child snapshots the keyspace as it is at this instant (every shard is parked).
+  int64_t now = unix_ms();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    return std::string("ERR Can't rewrite append only file in background: fork: ") +
+           std::strerror(errno);
+  }
+  if (pid == 0) {
+    // The child must not hold the listening socket or client connections open (a restarted
+    // server could not bind while a child lived): close everything it inherited.
+    ::close_range(3, ~0U, 0);
+    write_snapshot(engine_, dir_path_, base.files, now);
+  }
+  pending_manifest_.segments = {base, incr};
+  rewrite_started_ms_.store(unix_ms());
+  child_pid_.store(pid);
+  spdlog::info("Background append only file rewriting started by pid {}", pid);
+  return "";
+}
+
+void Persistence::poll_rewrite() {
+  int pid = child_pid_.load();
+  if (pid <= 0) {
+    return;
+  }
+  int status = 0;
+  pid_t r = ::waitpid(pid, &status, WNOHANG);
+  if (r == 0) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(rewrite_mutex_);
+  child_pid_.store(0);
+  int64_t took = unix_ms() - rewrite_started_ms_.load();
+  last_rewrite_ms_.store(took);
+  const ManifestSegment& base = pending_manifest_.segments[0];
+  bool ok = r == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  std::string err;
+  if (ok) {
+    // The manifest may have gained nothing else meanwhile: only a rewrite changes it, and one
+    // runs at a time. Swap the old segments for the base.
+    Manifest next;
+    next.segments = {base, manifest_.segments.back()};
+    err = write_manifest_atomic(manifest_path(), next);
+    if (err.empty()) {
+      std::set<std::string> keep;
+      for (const auto& seg : next.segments) {
+        keep.insert(seg.files.begin(), seg.files.end());
+      }
+      for (const auto& seg : manifest_.segments) {
+        for (const auto& f : seg.files) {
+          if (keep.count(f) == 0) {
+            ::unlink((dir_path_ + "/" + f).c_str());
+          }
+        }
+      }
+      manifest_ = next;
+      uint64_t base_bytes = 0;
+      for (const auto& f : base.files) {
+        struct stat st {};
+        if (::stat((dir_path_ + "/" + f).c_str(), &st) == 0) {
+          base_bytes += static_cast<uint64_t>(st.st_size);
+        }
+      }
+      base_size_.store(base_bytes);
+      size_at_last_rewrite_.store(base_bytes);
+      last_save_unix_.store(unix_ms() / 1000);
+    }
+  }
+  if (!ok || !err.empty()) {
+    for (const auto& f : base.files) {
+      ::unlink((dir_path_ + "/" + f).c_str());
+    }
+    last_rewrite_ok_.store(false);
+    spdlog::warn("Background append only file rewriting failed{}{}", err.empty() ? "" : ": ",
+                 err);
+    return;
+  }
+  last_rewrite_ok_.store(true);
+  rewrites_.fetch_add(1);
+  spdlog::info("Background AOF rewrite finished successfully in {} ms", took);
+}
+
+bool Persistence::auto_rewrite_due() const {
+  if (!enabled_ || rewrite_in_progress()) {
+    return false;
+  }
+  Config& cfg = engine_.config();
+  int64_t pct = cfg.auto_aof_rewrite_percentage.load();
+  int64_t min_size = cfg.auto_aof_rewrite_min_size.load();
+  if (pct <= 0) {
+    return false;
+  }
+  uint64_t size = current_size();
+  if (size < static_cast<uint64_t>(min_size)) {
+    return false;
+  }
+  uint64_t base = std::max<uint64_t>(size_at_last_rewrite_.load(), 1);
+  return (size - std::min(size, base)) * 100 / base >= static_cast<uint64_t>(pct);
+}
+
+}  // namespace hotkv
