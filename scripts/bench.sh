@@ -17,6 +17,8 @@
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
+#   --aof POLICY         run both servers with appendonly yes and appendfsync POLICY
+#                        (always|everysec|no), each logging into its own temporary directory
 #   --no-pin             do not use taskset
 # Example: scripts/bench.sh --threads 2 --repeats 3
 set -euo pipefail
@@ -32,6 +34,7 @@ cases="set,get,incr,set-p16,get-p16,incr-p16,decr-hot"
 hotkv_bin="${HOTKV_BIN:-build-release/hotkv}"
 hotkv_cmd="${HOTKV_BENCH_CMD:-}"
 pin=1
+aof=""
 keyspace=100000        # -r: keys spread over every slot, hence every shard
 run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
 
@@ -45,6 +48,7 @@ while (($#)); do
     --hotkv-bin) hotkv_bin=$2; shift 2 ;;
     --hotkv-cmd) hotkv_cmd=$2; shift 2 ;;
     --no-pin) pin=0; shift ;;
+    --aof) aof=$2; shift 2 ;;
     -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
   esac
@@ -68,6 +72,14 @@ else
   hotkv_label="custom: $hotkv_cmd"
 fi
 redis_cmd="redis-server --port {port} --bind 127.0.0.1 --save '' --appendonly no --loglevel warning"
+if [[ -n $aof ]]; then
+  aof_root=$(mktemp -d)
+  mkdir -p "$aof_root/redis" "$aof_root/hotkv"
+  redis_cmd="redis-server --port {port} --bind 127.0.0.1 --save '' --appendonly yes"
+  redis_cmd+=" --appendfsync $aof --dir $aof_root/redis --loglevel warning"
+  hotkv_cmd+=" --appendonly yes --appendfsync $aof --dir $aof_root/hotkv"
+  hotkv_label+=" (appendonly yes, appendfsync $aof)"
+fi
 
 # Pinning: servers on cores 0..n-2, the load generator on the last core.
 ncpu=$(nproc)
@@ -96,6 +108,9 @@ cleanup() {
     wait "$p" 2>/dev/null || true
   done
   rm -rf "$workdir"
+  if [[ -n ${aof_root:-} ]]; then
+    rm -rf "$aof_root"
+  fi
 }
 trap cleanup EXIT
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds a Release binary and starts HotKV in the foreground on
-# 127.0.0.1:6379 (in memory). Flags pass through: scripts/run.sh --port 7000 --threads 2
+# 127.0.0.1:6379 with scripts/hotkv.conf: in memory plus the append-only log under ./data.
+# Flags pass through and override the file: scripts/run.sh --port 7000 --threads 2
+# (--appendonly no gives a pure in-memory server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh
 scripts/build.sh release
-exec build-release/hotkv "$@"
+mkdir -p data
+exec build-release/hotkv --config scripts/hotkv.conf "$@"

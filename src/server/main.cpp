@@ -2,6 +2,7 @@
 // runs the server until SIGINT/SIGTERM/SHUTDOWN.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -36,6 +37,9 @@ spdlog::level::level_enum to_spdlog_level(const std::string& level) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past RLIMIT_FSIZE must fail with EFBIG (answered with -MISCONF), not kill us.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"HotKV: a Redis-protocol, shard-per-core, in-memory inventory server"};
   std::string config_file;
   bool commands_markdown = false;

@@ -5,6 +5,8 @@
 #include <netinet/tcp.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
@@ -182,6 +184,12 @@ void Server::on_cron(size_t i) {
   Worker& w = *workers_[i];
   int64_t now = unix_ms();
   w.connections.close_idle(now, config_.timeout.load(std::memory_order_relaxed));
+  // A failed log write (disk full) is retried here until the disk accepts again; meanwhile
+  // writes are refused with -MISCONF and reads keep working.
+  ShardLog& log = engine_->shard(i).log();
+  if (!log.healthy() && !log.flush()) {
+    refused_log().warn("append only file write still failing: {}", std::strerror(log.last_errno()));
+  }
   if (i == 0 && !engine_->loading()) {
     persistence_->poll_rewrite();
     if (!auto_rewrite_running_ && persistence_->auto_rewrite_due()) {

@@ -63,9 +63,9 @@ asio::awaitable<void> Shard::log_barrier() {
   }
   auto initiation = [this](auto handler) {
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    barrier_waiters_.push_back([this, shared] {
-      asio::post(io_, [shared]() mutable { std::move(*shared)(); });
-    });
+    // Resumed inline by run_group_flush (already on this shard's thread): each connection
+    // continues straight to writing its replies, with no extra hand-off per connection.
+    barrier_waiters_.push_back([shared]() mutable { std::move(*shared)(); });
     if (!flush_posted_) {
       flush_posted_ = true;
       // Posted behind the handlers already queued, so the connections served in this turn

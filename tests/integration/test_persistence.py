@@ -242,6 +242,60 @@ def torn_tail_is_truncated_and_corrupt_middle_refused(t, srv):
         assert os.path.basename(victim) in text and "offset" in text and "hotkv-check-aof" in text, text
 
 
+@case
+@hotkv_only("simulates a full disk with RLIMIT_FSIZE on the server process")
+def full_disk_refuses_writes_with_misconf_then_recovers(t, srv):
+    """A failing log write makes writes answer -MISCONF while reads keep working; once the
+    disk accepts again the pending records are written and nothing acknowledged is lost."""
+    from server import free_port
+    with DataDir() as d:
+        port = free_port()
+        cmd = ["prlimit", "--fsize=200000:unlimited"] + t.server(extra_args=d.args("always")).command(port)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            c = None
+            while c is None and time.monotonic() < deadline:
+                try:
+                    c = RawClient(port)
+                except OSError:
+                    time.sleep(0.05)
+            assert c is not None, "server did not start"
+            acked = []
+            refused = None
+            for i in range(20000):
+                r = c.call("SET", "k:%d" % i, "x" * 40)
+                if r == "OK":
+                    acked.append(i)
+                else:
+                    refused = str(r)
+                    break
+            assert refused is not None and refused.startswith("MISCONF"), refused
+            assert c.call("GET", "k:0") == "x" * 40  # reads keep working
+            subprocess.run(["prlimit", "--pid", str(proc.pid), "--fsize=unlimited:unlimited"],
+                           check=True, timeout=10)
+            end = time.monotonic() + 5
+            while time.monotonic() < end and str(c.call("SET", "probe", "1")) != "OK":
+                time.sleep(0.05)
+            assert c.call("SET", "probe", "1") == "OK"
+            try:
+                c.call("SHUTDOWN")  # no reply: the connection just closes
+            except ConnectionClosed:
+                pass
+            assert proc.wait(timeout=10) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        s2 = t.server(extra_args=d.args("always")).start()
+        try:
+            c2 = s2.client()
+            missing = [i for i in acked if not c2.exists("k:%d" % i)]
+            assert not missing, "%d acknowledged keys lost, first %r" % (len(missing), missing[:5])
+        finally:
+            s2.stop()
+
+
 def wait_rewrite_done(client, deadline_s=30):
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
