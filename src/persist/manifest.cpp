@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "hotkv/util/file_io.hpp"
+
 namespace hotkv {
 
 std::string parse_manifest(const std::string& text, Manifest& out) {
@@ -92,18 +94,10 @@ std::string write_manifest_atomic(const std::string& path, const Manifest& m) {
   if (fd < 0) {
     return std::string("cannot create ") + tmp + ": " + std::strerror(errno);
   }
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      std::string err = std::string("cannot write ") + tmp + ": " + std::strerror(errno);
-      ::close(fd);
-      return err;
-    }
-    done += static_cast<size_t>(n);
+  if (!write_fully(fd, text)) {
+    std::string err = std::string("cannot write ") + tmp + ": " + std::strerror(errno);
+    ::close(fd);
+    return err;
   }
   if (::fsync(fd) != 0) {
     std::string err = std::string("cannot fsync ") + tmp + ": " + std::strerror(errno);

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "hotkv/util/file_io.hpp"
+
 namespace hotkv {
 
 ShardLog::~ShardLog() {
@@ -52,20 +54,14 @@ bool ShardLog::flush() {
     return true;
   }
   size_t done = 0;
-  while (done < pending_.size()) {
-    ssize_t n = ::write(fd, pending_.data() + done, pending_.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      last_errno_.store(errno, std::memory_order_relaxed);
-      pending_.erase(0, done);
-      written_ += done;
-      written_total_.store(written_);
-      file_size_.store(written_);
-      return false;
-    }
-    done += static_cast<size_t>(n);
+  if (!write_fully(fd, pending_, done)) {
+    // Keep what was not written; the next flush retries from there.
+    last_errno_.store(errno, std::memory_order_relaxed);
+    pending_.erase(0, done);
+    written_ += done;
+    written_total_.store(written_);
+    file_size_.store(written_);
+    return false;
   }
   written_ += done;
   written_total_.store(written_);

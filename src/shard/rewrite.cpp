@@ -18,24 +18,10 @@
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/file_io.hpp"
 
 namespace hotkv {
 namespace {
-
-bool write_all(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // Runs in the forked child: one base file per shard with a put for every live key. Only plain
 // system calls and memory the child owns; it ends with _exit so no parent state is torn down.
@@ -65,7 +51,7 @@ bool write_all(int fd, const std::string& data) {
       if (enc.count() >= 1000) {
         enc.close(0, 1);
         if (buf.size() >= (1u << 20)) {
-          ok = write_all(fd, buf);
+          ok = write_fully(fd, buf);
           buf.clear();
         }
         enc.open();
@@ -76,7 +62,7 @@ bool write_all(int fd, const std::string& data) {
     } else {
       enc.abandon();
     }
-    if (!ok || !write_all(fd, buf) || ::fsync(fd) != 0) {
+    if (!ok || !write_fully(fd, buf) || ::fsync(fd) != 0) {
       _exit(3);
     }
     ::close(fd);

@@ -53,7 +53,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<bool> process_input();
   asio::awaitable<void> flush_remote();
   asio::awaitable<bool> write_output();
-  void start_command_reply_mode(bool& suppress_before);
 
   asio::ip::tcp::socket socket_;
   Engine& engine_;

@@ -1,0 +1,19 @@
+// Small POSIX file helpers shared by the log writer, the manifest and the rewrite child.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace hotkv {
+
+// Writes all of `data` to fd, retrying short writes and EINTR. `done` reports how many bytes
+// were written even on failure. Returns false with errno set on error. Async-signal-safe apart
+// from errno, so the forked rewrite child may use it.
+bool write_fully(int fd, std::string_view data, size_t& done);
+
+inline bool write_fully(int fd, std::string_view data) {
+  size_t done = 0;
+  return write_fully(fd, data, done);
+}
+
+}  // namespace hotkv
