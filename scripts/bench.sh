@@ -13,7 +13,8 @@
 #   --repeats R          runs per case and server (default 1); rps is the median
 #   --requests N         requests for the -P 1 and hot-key cases (default 200000)
 #   --pipeline-requests N  requests for the -P 16 cases (default 10 x --requests)
-#   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot
+#   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot,
+#                        set-c500,incr-c500
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
@@ -159,6 +160,8 @@ case_args() {
     get-p16) n=$pipeline_requests; args=(-c 50 -P 16 -r "$keyspace" -t get) ;;
     incr-p16) n=$pipeline_requests; args=(-c 50 -P 16 -r "$keyspace" -t incr) ;;
     decr-hot) n=$requests; args=(-c 1000 -P 1 DECR hotkey) ;;
+    set-c500) n=$requests; args=(-c 500 -P 1 -r "$keyspace" -t set) ;;
+    incr-c500) n=$requests; args=(-c 500 -P 1 -r "$keyspace" -t incr) ;;
     *) echo "bench: unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -172,6 +175,8 @@ case_label() {
     get-p16) echo "GET -c 50 -P 16" ;;
     incr-p16) echo "INCR -c 50 -P 16" ;;
     decr-hot) echo "DECR one hot key -c 1000" ;;
+    set-c500) echo "SET -c 500 -P 1" ;;
+    incr-c500) echo "INCR -c 500 -P 1" ;;
   esac
 }
 
