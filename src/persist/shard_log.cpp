@@ -21,17 +21,20 @@ ShardLog::~ShardLog() {
 void ShardLog::attach(int fd, uint64_t size, FsyncPolicy policy) {
   int old = fd_.load();
   if (old >= 0) {
-    flush();
-    ::fdatasync(old);
+    write_pending();
+    // Everything written to the old file is made durable before it is closed, so the
+    // monotonic synced position stays true across the switch.
+    uint64_t target = lsn_.load();
+    if (::fdatasync(old) == 0) {
+      advance_synced(target);
+    }
   }
   fd_.store(fd);
   if (old >= 0) {
     ::close(old);
   }
   policy_.store(policy);
-  written_ = size;
-  written_total_.store(size);
-  synced_.store(size);
+  file_written_ = size;
   file_size_.store(size);
 }
 
@@ -47,37 +50,50 @@ void ShardLog::end_record(uint64_t txn_id, uint32_t parts) {
   records_.fetch_add(1, std::memory_order_relaxed);
 }
 
-bool ShardLog::flush() {
+bool ShardLog::write_pending() {
   int fd = fd_.load(std::memory_order_relaxed);
   if (fd < 0) {
     pending_.clear();
     return true;
   }
+  if (pending_.empty()) {
+    return true;
+  }
   size_t done = 0;
-  if (!write_fully(fd, pending_, done)) {
+  bool ok = write_fully(fd, pending_, done);
+  if (!ok) {
     // Keep what was not written; the next flush retries from there.
     last_errno_.store(errno, std::memory_order_relaxed);
     pending_.erase(0, done);
-    written_ += done;
-    written_total_.store(written_);
-    file_size_.store(written_);
-    return false;
-  }
-  written_ += done;
-  written_total_.store(written_);
-  file_size_.store(written_, std::memory_order_relaxed);
-  if (pending_.capacity() > (1u << 20)) {
+  } else if (pending_.capacity() > (1u << 20)) {
     std::string().swap(pending_);
   } else {
     pending_.clear();
   }
-  if (policy() == FsyncPolicy::kAlways && synced_.load() < written_) {
-    if (!sync()) {
-      return false;
-    }
+  file_written_ += done;
+  file_size_.store(file_written_, std::memory_order_relaxed);
+  lsn_.fetch_add(done);
+  if (ok) {
+    last_errno_.store(0, std::memory_order_relaxed);
+  }
+  return ok;
+}
+
+bool ShardLog::flush() {
+  if (!write_pending()) {
+    return false;
+  }
+  if (policy() == FsyncPolicy::kAlways && synced_lsn_.load() < lsn_.load() && !sync()) {
+    return false;
   }
   last_errno_.store(0, std::memory_order_relaxed);
   return true;
+}
+
+void ShardLog::advance_synced(uint64_t target) {
+  uint64_t cur = synced_lsn_.load();
+  while (cur < target && !synced_lsn_.compare_exchange_weak(cur, target)) {
+  }
 }
 
 bool ShardLog::sync() {
@@ -85,15 +101,13 @@ bool ShardLog::sync() {
   if (fd < 0) {
     return true;
   }
-  uint64_t target = written_total_.load();
+  uint64_t target = lsn_.load();
   if (::fdatasync(fd) != 0) {
     last_errno_.store(errno, std::memory_order_relaxed);
     return false;
   }
   fsyncs_.fetch_add(1, std::memory_order_relaxed);
-  uint64_t cur = synced_.load();
-  while (cur < target && !synced_.compare_exchange_weak(cur, target)) {
-  }
+  advance_synced(target);
   return true;
 }
 

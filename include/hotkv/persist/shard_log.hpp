@@ -41,29 +41,39 @@ class ShardLog {
 
   // True if records were appended that are not yet written (or, with always, not yet synced).
   bool needs_flush() const {
-    return !pending_.empty() || (policy() == FsyncPolicy::kAlways && written_ > synced_.load());
+    return !pending_.empty() ||
+           (policy() == FsyncPolicy::kAlways && lsn_.load() > synced_lsn_.load());
   }
   // Writes what is pending (and fdatasyncs it with always). Returns false on a write or sync
   // error; what could not be written stays pending and is retried by the next call.
   bool flush();
-  // fdatasync now (the everysec thread). Returns false on error.
+  // Writes what is pending without syncing. Owner thread. Returns false on a write error.
+  bool write_pending();
+  // fdatasync now; any thread (the everysec thread, a shard's sync thread). Everything
+  // written before the call is durable when it returns true.
   bool sync();
+  // Bytes this log has ever written (monotonic across file switches), and how many of them
+  // are known to be on disk. Any thread.
+  uint64_t lsn() const { return lsn_.load(); }
+  uint64_t synced_lsn() const { return synced_lsn_.load(); }
 
   int last_errno() const { return last_errno_.load(std::memory_order_relaxed); }
   bool healthy() const { return last_errno() == 0; }
   uint64_t file_size() const { return file_size_.load(std::memory_order_relaxed); }
   uint64_t fsyncs() const { return fsyncs_.load(std::memory_order_relaxed); }
   uint64_t records() const { return records_.load(std::memory_order_relaxed); }
-  bool dirty_since_sync() const { return written_total_.load() > synced_.load(); }
+  bool dirty_since_sync() const { return lsn_.load() > synced_lsn_.load(); }
 
  private:
+  void advance_synced(uint64_t target);
+
   std::string pending_;
   RecordEncoder encoder_;
   std::atomic<int> fd_{-1};
   std::atomic<FsyncPolicy> policy_{FsyncPolicy::kEverysec};
-  uint64_t written_ = 0;  // bytes written to the current file by this shard
-  std::atomic<uint64_t> written_total_{0};
-  std::atomic<uint64_t> synced_{0};
+  uint64_t file_written_ = 0;  // size of the current file
+  std::atomic<uint64_t> lsn_{0};
+  std::atomic<uint64_t> synced_lsn_{0};
   std::atomic<uint64_t> file_size_{0};
   std::atomic<uint64_t> fsyncs_{0};
   std::atomic<uint64_t> records_{0};
