@@ -244,6 +244,47 @@ def restart_with_a_million_ttl_keys(t, srv):
 
 
 @case
+def clients_get_loading_while_the_log_replays(t, srv):
+    """While a large log replays, commands get -LOADING; then PONG and the data."""
+    from server import free_port
+    n = 1_000_000
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("everysec")).start()
+        proto = b"".join(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n" % (len(k), k)
+                         for k in (b"{l}:%d" % i for i in range(n)))
+        subprocess.run(["redis-cli", "-p", str(s.port), "--pipe"], input=proto,
+                       stdout=subprocess.DEVNULL, check=True, timeout=300)
+        s.stop()
+        port = free_port()
+        proc = subprocess.Popen(t.server(extra_args=d.args("everysec")).command(port),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            replies = []
+            deadline = time.monotonic() + 180
+            c = None
+            while time.monotonic() < deadline and (not replies or replies[-1] != "PONG"):
+                try:
+                    if c is None:
+                        c = RawClient(port)
+                    replies.append(str(c.call("PING")))
+                except OSError:
+                    c = None
+                    time.sleep(0.002)
+            assert replies and replies[-1] == "PONG", replies[-3:]
+            assert any(r.startswith("LOADING") for r in replies), replies[:3]
+            assert c.call("DBSIZE") == n
+            try:
+                c.call("SHUTDOWN")
+            except ConnectionClosed:
+                pass
+            assert proc.wait(timeout=30) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+@case
 @hotkv_only("the file layout and messages are HotKV's")
 def torn_tail_is_truncated_and_corrupt_middle_refused(t, srv):
     with DataDir() as d:
