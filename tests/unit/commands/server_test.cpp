@@ -143,3 +143,18 @@ TEST_CASE("COMMAND replies come from the table", "[server]") {
   CHECK(contains(docs, bulk("summary")));
   CHECK(contains(docs, bulk("group") + bulk("string")));
 }
+
+TEST_CASE("persistence commands answer without a log configured", "[server][persist]") {
+  TestServer s;
+  const std::string disabled = "-ERR Append only file is disabled (appendonly no)\r\n";
+  CHECK(s.run({"BGREWRITEAOF"}) == disabled);
+  CHECK(s.run({"SAVE"}) == disabled);
+  CHECK(s.run({"BGSAVE"}) == disabled);
+  CHECK(s.run({"BGREWRITEAOF", "x"}) ==
+        "-ERR wrong number of arguments for 'bgrewriteaof' command\r\n");
+  CHECK(s.run({"LASTSAVE"}).substr(0, 1) == ":");
+  std::string info = s.run({"INFO", "persistence"});
+  CHECK(contains(info, "aof_enabled:0\r\n"));
+  CHECK(contains(info, "aof_last_write_status:ok\r\n"));
+  CHECK(contains(info, "loading:0\r\n"));
+}
