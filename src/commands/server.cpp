@@ -167,8 +167,11 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "instantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\n"
       "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
       "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:0\r\n"
-      "pubsub_patterns:0\r\ntotal_error_replies:{}\r\ncross_shard_atomic_ops:{}\r\n\r\n",
-      ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out, ss.rejected_connections.load(), expired, backlog, hits, misses,
+      "pubsub_patterns:0\r\nlatest_fork_usec:{}\r\ntotal_error_replies:{}\r\n"
+      "cross_shard_atomic_ops:{}\r\n\r\n",
+      ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
+      ss.rejected_connections.load(), expired, backlog, hits, misses,
+      ctx.engine.persistence() != nullptr ? ctx.engine.persistence()->latest_fork_usec() : 0,
       ss.total_error_replies.load(), ss.atomic_operations.load());
 }
 

@@ -87,6 +87,7 @@ std::string Persistence::start_rewrite() {
     return "ERR Background append only file rewriting already in progress";
   }
   std::lock_guard<std::mutex> lock(rewrite_mutex_);
+  int64_t parked_since = mono_us();
   size_t n = engine_.shard_count();
   uint64_t base_seq = manifest_.next_seq();
   uint64_t incr_seq = base_seq + 1;
@@ -126,6 +127,7 @@ std::string Persistence::start_rewrite() {
   manifest_ = during;
   // 3. The child snapshots the keyspace as it is at this instant (every shard is parked).
   int64_t now = unix_ms();
+  int64_t fork_start = mono_us();
   pid_t pid = ::fork();
   if (pid < 0) {
     return std::string("ERR Can't rewrite append only file in background: fork: ") +
@@ -137,10 +139,14 @@ std::string Persistence::start_rewrite() {
     ::close_range(3, ~0U, 0);
     write_snapshot(engine_, dir_path_, base.files, now);
   }
+  int64_t done = mono_us();
+  latest_fork_usec_.store(done - fork_start);
   pending_manifest_.segments = {base, incr};
   rewrite_started_ms_.store(unix_ms());
   child_pid_.store(pid);
-  spdlog::info("Background append only file rewriting started by pid {}", pid);
+  spdlog::info("Background append only file rewriting started by pid {} (shards parked {} us, "
+               "fork {} us)",
+               pid, done - parked_since, done - fork_start);
   return "";
 }
 

@@ -70,6 +70,7 @@ class Persistence {
   int64_t last_rewrite_ms() const { return last_rewrite_ms_.load(); }
   int64_t rewrite_started_ms() const { return rewrite_started_ms_.load(); }
   int64_t last_save_unix() const { return last_save_unix_.load(); }
+  int64_t latest_fork_usec() const { return latest_fork_usec_.load(); }
   // Writes and fsyncs every shard's log. REQUIRES every shard parked.
   void sync_all_parked();
 
@@ -102,6 +103,7 @@ class Persistence {
   std::atomic<int64_t> last_rewrite_ms_{-1};
   std::atomic<int64_t> rewrite_started_ms_{0};
   std::atomic<int64_t> last_save_unix_{0};
+  std::atomic<int64_t> latest_fork_usec_{0};
   std::atomic<uint64_t> size_at_last_rewrite_{0};
 };
 
