@@ -9,29 +9,35 @@
 namespace hotkv {
 namespace {
 
-Persistence* enabled_persistence(CommandContext& ctx) {
+// The log if persistence is on; otherwise replies the error and returns nullptr.
+Persistence* persistence_or_reply(CommandContext& ctx) {
   Persistence* p = ctx.engine.persistence();
-  return p != nullptr && p->enabled() ? p : nullptr;
+  if (p == nullptr || !p->enabled()) {
+    ctx.error("ERR Append only file is disabled (appendonly no)");
+    return nullptr;
+  }
+  return p;
 }
 
-void cmd_bgrewriteaof(CommandContext& ctx) {
-  Persistence* p = enabled_persistence(ctx);
-  if (p == nullptr) {
-    ctx.error("ERR Append only file is disabled (appendonly no)");
-    return;
-  }
-  std::string err = p->start_rewrite();
+// Starts a rewrite and replies `started`, or replies why it could not start.
+void start_rewrite_and_reply(CommandContext& ctx, Persistence& p, const char* started) {
+  std::string err = p.start_rewrite();
   if (!err.empty()) {
     ctx.error(err);
     return;
   }
-  ctx.reply.simple("Background append only file rewriting started");
+  ctx.reply.simple(started);
+}
+
+void cmd_bgrewriteaof(CommandContext& ctx) {
+  if (Persistence* p = persistence_or_reply(ctx)) {
+    start_rewrite_and_reply(ctx, *p, "Background append only file rewriting started");
+  }
 }
 
 void cmd_save(CommandContext& ctx) {
-  Persistence* p = enabled_persistence(ctx);
+  Persistence* p = persistence_or_reply(ctx);
   if (p == nullptr) {
-    ctx.error("ERR Append only file is disabled (appendonly no)");
     return;
   }
   // Every write is already in the log; SAVE makes it durable before replying, and compacts.
@@ -43,25 +49,22 @@ void cmd_save(CommandContext& ctx) {
 }
 
 void cmd_bgsave(CommandContext& ctx) {
-  Persistence* p = enabled_persistence(ctx);
+  Persistence* p = persistence_or_reply(ctx);
   if (p == nullptr) {
-    ctx.error("ERR Append only file is disabled (appendonly no)");
     return;
   }
   if (p->rewrite_in_progress()) {
     ctx.error("ERR Background save already in progress");
     return;
   }
-  std::string err = p->start_rewrite();
-  if (!err.empty()) {
-    ctx.error(err);
-    return;
-  }
-  ctx.reply.simple("Background saving started");
+  start_rewrite_and_reply(ctx, *p, "Background saving started");
 }
 
 void cmd_lastsave(CommandContext& ctx) {
-  Persistence* p = enabled_persistence(ctx);
+  Persistence* p = ctx.engine.persistence();
+  if (p != nullptr && !p->enabled()) {
+    p = nullptr;
+  }
   ctx.reply.integer(p != nullptr ? p->last_save_unix() : ctx.engine.start_unix_ms() / 1000);
 }
 

@@ -38,16 +38,6 @@ Value& Keyspace::put(std::string_view key, Value value) {
   return *slot;
 }
 
-std::pair<Value*, bool> Keyspace::find_or_create(std::string_view key, int64_t now_ms) {
-  if (Value* v = find(key, now_ms)) {
-    return {v, false};
-  }
-  auto [slot, created] = dict_.try_emplace(key);
-  (void)created;
-  publish_sizes();
-  return {slot, true};
-}
-
 void Keyspace::set_expire(std::string_view key, Value& v, int64_t at_ms) {
   if (v.has_expiry() && at_ms == kNoExpiry) {
     --expires_;

@@ -37,15 +37,10 @@ class Keyspace {
   Value* find_read(std::string_view key, int64_t now_ms);
   // Lookup for writing: like find_read but does not count hits or misses.
   Value* find(std::string_view key, int64_t now_ms);
-  // True if the key exists and is not expired (no hit/miss accounting, like EXISTS).
-  bool contains(std::string_view key, int64_t now_ms) { return find(key, now_ms) != nullptr; }
 
   // Inserts or replaces the value under key; the deadline of the new value (kNoExpiry or an
   // absolute unix ms) is taken from `value`. Returns the stored value.
   Value& put(std::string_view key, Value value);
-  // Returns the live value (creating an empty string if absent or expired) and whether it was
-  // created.
-  std::pair<Value*, bool> find_or_create(std::string_view key, int64_t now_ms);
 
   // Sets or clears (kNoExpiry) a key's deadline, keeping the expires count and wheel in step.
   void set_expire(std::string_view key, Value& v, int64_t at_ms);
