@@ -8,20 +8,41 @@
 # more cores the servers are pinned to the first cores and the client to the last one.
 # Results are ratios against Redis, never absolute promises.
 #
+# Streams and pub/sub (not in the default list; they need the drivers in bench/tools/, built as
+# hotkv_stream_bench and hotkv_pubsub_bench, and built here if missing):
+#   xadd, xadd-p16  redis-benchmark `XADD <key> * field value` at -c 50, -P 1 / -P 16. Each run
+#                   appends to a fresh key (the same name on both servers), checked with XLEN
+#                   and deleted after the run, outside the CPU window.
+#   xreadgroup      hotkv_stream_bench fills a fresh stream with --stream-entries entries
+#                   (pipelined XADD), creates a group at 0, then 4 consumers (one connection
+#                   each) loop XREADGROUP COUNT 50 + one XACK until it is drained; rate is
+#                   entries acknowledged per second and CPU is per entry, both over the drain only.
+#   publish         hotkv_pubsub_bench subscribes 100 connections to a fresh channel, then
+#                   redis-benchmark sends --publish-requests `PUBLISH <ch> <16 bytes>` at -c 50
+#                   -P 1. Two rows: messages delivered per second (first to last arrival) with
+#                   CPU per delivered message, and PUBLISH calls per second with CPU per call; the
+#                   CPU window runs until the last message arrived.
+#
 # Usage: scripts/bench.sh [options]
 #   --threads N          hotkv --threads (default 1)
 #   --repeats R          runs per case and server (default 1); rps is the median
 #   --requests N         requests for the -P 1 and hot-key cases (default 200000)
 #   --pipeline-requests N  requests for the -P 16 cases (default 10 x --requests)
+#   --stream-entries N   entries the xreadgroup case drains (default --requests)
+#   --publish-requests N PUBLISH calls in the publish case (default --requests / 10; each is
+#                        delivered 100 times)
 #   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot,
-#                        set-c500,incr-c500
+#                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,publish
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
 #   --aof POLICY         run both servers with appendonly yes and appendfsync POLICY
 #                        (always|everysec|no), each logging into its own temporary directory
+#   --tools-dir DIR      where hotkv_stream_bench and hotkv_pubsub_bench are (default
+#                        build-release, built there if missing)
 #   --no-pin             do not use taskset
 # Example: scripts/bench.sh --threads 2 --repeats 3
+#          scripts/bench.sh --cases xadd,xadd-p16,xreadgroup,publish --repeats 3
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,13 +52,19 @@ threads=1
 repeats=1
 requests=200000
 pipeline_requests=""
+stream_entries=""
+publish_requests=""
 cases="set,get,incr,set-p16,get-p16,incr-p16,decr-hot"
 hotkv_bin="${HOTKV_BIN:-build-release/hotkv}"
 hotkv_cmd="${HOTKV_BENCH_CMD:-}"
+tools_dir="${HOTKV_BENCH_TOOLS:-build-release}"
 pin=1
 aof=""
 keyspace=100000        # -r: keys spread over every slot, hence every shard
 run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
+subscribers=100        # publish case: subscriber connections on one channel
+stream_consumers=4     # xreadgroup case: consumers in the group
+publish_message=0123456789abcdef
 
 while (($#)); do
   case $1 in
@@ -45,16 +72,21 @@ while (($#)); do
     --repeats) repeats=$2; shift 2 ;;
     --requests) requests=$2; shift 2 ;;
     --pipeline-requests) pipeline_requests=$2; shift 2 ;;
+    --stream-entries) stream_entries=$2; shift 2 ;;
+    --publish-requests) publish_requests=$2; shift 2 ;;
+    --tools-dir) tools_dir=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --hotkv-bin) hotkv_bin=$2; shift 2 ;;
     --hotkv-cmd) hotkv_cmd=$2; shift 2 ;;
     --no-pin) pin=0; shift ;;
     --aof) aof=$2; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,45p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
 pipeline_requests=${pipeline_requests:-$((requests * 10))}
+stream_entries=${stream_entries:-$requests}
+publish_requests=${publish_requests:-$((requests / 10))}
 
 for tool in redis-server redis-benchmark redis-cli awk; do
   command -v "$tool" >/dev/null || { echo "bench: $tool not found (scripts/deps.sh)" >&2; exit 2; }
@@ -150,8 +182,12 @@ cpu_ticks() {
   awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
 
-# case_args CASE -> sets n and args (redis-benchmark arguments without host/port)
+# case_args CASE [KEY] -> sets n, kind and args. kind redis-benchmark: args are its arguments
+# without host/port; kind xreadgroup and publish run the drivers in bench/tools/. KEY is the
+# stream or channel of this run.
 case_args() {
+  local key=${2:-bench:key}
+  kind=redis-benchmark
   case $1 in
     set) n=$requests; args=(-c 50 -P 1 -r "$keyspace" -t set) ;;
     get) n=$requests; args=(-c 50 -P 1 -r "$keyspace" -t get) ;;
@@ -162,6 +198,11 @@ case_args() {
     decr-hot) n=$requests; args=(-c 1000 -P 1 DECR hotkey) ;;
     set-c500) n=$requests; args=(-c 500 -P 1 -r "$keyspace" -t set) ;;
     incr-c500) n=$requests; args=(-c 500 -P 1 -r "$keyspace" -t incr) ;;
+    xadd) n=$requests; args=(-c 50 -P 1 XADD "$key" '*' field value) ;;
+    xadd-p16) n=$pipeline_requests; args=(-c 50 -P 16 XADD "$key" '*' field value) ;;
+    xreadgroup) n=$stream_entries; kind=xreadgroup; args=() ;;
+    publish) n=$publish_requests; kind=publish
+      args=(-c 50 -P 1 PUBLISH "$key" "$publish_message") ;;
     *) echo "bench: unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -177,37 +218,120 @@ case_label() {
     decr-hot) echo "DECR one hot key -c 1000" ;;
     set-c500) echo "SET -c 500 -P 1" ;;
     incr-c500) echo "INCR -c 500 -P 1" ;;
+    xadd) echo "XADD -c 50 -P 1" ;;
+    xadd-p16) echo "XADD -c 50 -P 16" ;;
+    xreadgroup) echo "XREADGROUP+XACK $stream_consumers consumers (entries)" ;;
+    publish) echo "PUBLISH -c 50 to $subscribers subs (delivered msgs)" ;;
+    publish-calls) echo "PUBLISH -c 50 to $subscribers subs (PUBLISH calls)" ;;
   esac
 }
 
-# run_one NAME CASE -> prints "rps cpu_ticks requests"
-run_one() {
-  local name=$1 c=$2 port pid before after out rps
-  port=${name}_port; port=${!port}
-  pid=${name}_pid; pid=${!pid}
-  case_args "$c"
+fail_run() {
+  local name=$1 c=$2 msg=$3 out=$4
+  echo "bench: $msg against $name for $c:" >&2
+  echo "$out" >&2
+  tail -20 "$workdir/$name.log" >&2
+  exit 1
+}
+
+# run_redis_benchmark NAME CASE PORT PID KEY -> prints "rps cpu_ticks requests"
+run_redis_benchmark() {
+  local name=$1 c=$2 port=$3 pid=$4 key=$5 before after out rps len
   before=$(cpu_ticks "$pid")
   if ! out=$(timeout "$run_timeout" "${client_pin[@]}" redis-benchmark -h 127.0.0.1 -p "$port" \
       -n "$n" --csv "${args[@]}" 2>&1); then
-    echo "bench: redis-benchmark failed against $name for $c:" >&2
-    echo "$out" >&2
-    tail -20 "$workdir/$name.log" >&2
-    exit 1
+    fail_run "$name" "$c" "redis-benchmark failed" "$out"
   fi
   after=$(cpu_ticks "$pid")
+  # CSV: a header line, then "NAME","rps",...; the last such line is the result.
+  rps=$(printf '%s\n' "$out" | awk -F'","' '/^"/ && !/^"test"/ { r = $2 } END { print r + 0 }')
+  if [[ -z $rps || $rps == 0 ]]; then
+    fail_run "$name" "$c" "could not read requests/s" "$out"
+  fi
+  if [[ $c == xadd* ]]; then
+    # Both servers must have appended the same entries; the stream goes before the next run.
+    len=$(timeout 60 redis-cli -p "$port" XLEN "$key")
+    if [[ $len != "$n" ]]; then
+      echo "bench: warning: $name $c: XLEN $key is $len, expected $n" >&2
+    fi
+    timeout 60 redis-cli -p "$port" DEL "$key" >/dev/null
+  fi
+  echo "$rps $((after - before)) $n"
+}
+
+# run_xreadgroup NAME CASE PORT PID KEY -> prints "entries/s cpu_ticks entries"
+# The driver reads the server's CPU ticks itself, around the drain only.
+run_xreadgroup() {
+  local name=$1 c=$2 port=$3 pid=$4 key=$5 out
+  if ! out=$(timeout "$run_timeout" "${client_pin[@]}" "$stream_bin" --port "$port" \
+      --key "$key" --entries "$n" --consumers "$stream_consumers" --count 50 \
+      --server-pid "$pid" --time-limit $((run_timeout - 60)) 2>&1); then
+    fail_run "$name" "$c" "hotkv_stream_bench failed" "$out"
+  fi
+  printf '%s\n' "$out" | awk '/^entries_acked / {
+    for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+    print v["entries_per_sec"], v["server_cpu_ticks"], v["entries_acked"] }'
+}
+
+# run_publish NAME CASE PORT PID CHANNEL
+#   -> prints "delivered/s cpu_ticks delivered publish_rps publishes"
+run_publish() {
+  local name=$1 c=$2 port=$3 pid=$4 channel=$5 fanout i before after out rps result
+  local fanout_out=$workdir/fanout.out
+  "${client_pin[@]}" "$pubsub_bin" --port "$port" --subscribers "$subscribers" \
+    --channel "$channel" --messages "$n" --time-limit $((run_timeout - 60)) \
+    >"$fanout_out" 2>&1 &
+  fanout=$!
+  for ((i = 0; i < 100; i++)); do
+    if grep -q '^ready' "$fanout_out"; then
+      break
+    fi
+    if ! kill -0 "$fanout" 2>/dev/null; then
+      fail_run "$name" "$c" "hotkv_pubsub_bench exited before subscribing" "$(cat "$fanout_out")"
+    fi
+    sleep 0.1
+  done
+  if ((i == 100)); then
+    kill "$fanout" 2>/dev/null || true
+    fail_run "$name" "$c" "subscribers not ready within 10 s" "$(cat "$fanout_out")"
+  fi
+  before=$(cpu_ticks "$pid")
+  if ! out=$(timeout "$run_timeout" "${client_pin[@]}" redis-benchmark -h 127.0.0.1 -p "$port" \
+      -n "$n" --csv "${args[@]}" 2>&1); then
+    kill "$fanout" 2>/dev/null || true
+    fail_run "$name" "$c" "redis-benchmark failed" "$out"
+  fi
+  if ! wait "$fanout"; then
+    fail_run "$name" "$c" "hotkv_pubsub_bench: not every message arrived" "$(cat "$fanout_out")"
+  fi
+  after=$(cpu_ticks "$pid")
+  rps=$(printf '%s\n' "$out" | awk -F'","' '/^"/ && !/^"test"/ { r = $2 } END { print r + 0 }')
+  result=$(awk -v t=$((after - before)) -v rps="$rps" -v n="$n" '/^delivered / {
+    for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+    print v["delivered_per_sec"], t, v["delivered"], rps, n }' "$fanout_out")
+  if [[ -z $result || $rps == 0 ]]; then
+    fail_run "$name" "$c" "could not read the rates" "$out $(cat "$fanout_out")"
+  fi
+  echo "$result"
+}
+
+# run_one NAME CASE RUN -> prints "rate cpu_ticks ops [rate2 ops2]"
+run_one() {
+  local name=$1 c=$2 run=$3 port pid key
+  port=${name}_port; port=${!port}
+  pid=${name}_pid; pid=${!pid}
+  key="bench:$c:$run" # a fresh stream or channel per run, the same name on both servers
+  case_args "$c" "$key"
+  case $kind in
+    redis-benchmark) run_redis_benchmark "$name" "$c" "$port" "$pid" "$key" ;;
+    xreadgroup) run_xreadgroup "$name" "$c" "$port" "$pid" "$key" ;;
+    publish) run_publish "$name" "$c" "$port" "$pid" "$key" ;;
+  esac
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "bench: $name died during $c" >&2
     tail -20 "$workdir/$name.log" >&2
     exit 1
   fi
-  # CSV: a header line, then "NAME","rps",...; the last such line is the result.
-  rps=$(printf '%s\n' "$out" | awk -F'","' '/^"/ && !/^"test"/ { r = $2 } END { print r + 0 }')
-  if [[ -z $rps || $rps == 0 ]]; then
-    echo "bench: could not read requests/s for $name $c from:" >&2
-    echo "$out" >&2
-    exit 1
-  fi
-  echo "$rps $((after - before)) $n"
 }
 
 median() {
@@ -216,9 +340,23 @@ median() {
 }
 
 IFS=, read -r -a case_list <<<"$cases"
+need_tools=()
 for c in "${case_list[@]}"; do
   case_args "$c" # exits on an unknown name before anything starts
+  case $kind in
+    xreadgroup) need_tools+=(hotkv_stream_bench) ;;
+    publish) need_tools+=(hotkv_pubsub_bench) ;;
+  esac
 done
+for tool in "${need_tools[@]}"; do
+  if [[ ! -x $tools_dir/$tool ]]; then
+    echo "bench: $tools_dir/$tool missing, building it" >&2
+    cmake -S . -B "$tools_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "$tools_dir" -j2 --target "$tool"
+  fi
+done
+stream_bin=$(realpath "$tools_dir/hotkv_stream_bench" 2>/dev/null || true)
+pubsub_bin=$(realpath "$tools_dir/hotkv_pubsub_bench" 2>/dev/null || true)
 
 start_server redis "$redis_cmd"
 start_server hotkv "$hotkv_cmd"
@@ -231,8 +369,34 @@ echo "- redis: $(redis-server --version | awk '{ print $3 }'), $redis_cmd"
 echo "- hotkv: $hotkv_label"
 echo "- $pin_note; $repeats run(s) per case and server, alternating redis/hotkv;" \
   "-n $requests (-P 16: $pipeline_requests), -r $keyspace"
-echo "- CPU per request = server utime+stime (CLK_TCK $clk_tck) / requests"
+if [[ ,$cases, == *,xreadgroup,* ]]; then
+  echo "- xreadgroup: $stream_entries entries, $stream_consumers consumers, COUNT 50, one XACK" \
+    "per read"
+fi
+if [[ ,$cases, == *,publish,* ]]; then
+  echo "- publish: $publish_requests PUBLISH calls (-c 50 -P 1, 16-byte message) to" \
+    "$subscribers subscribers of one channel"
+fi
+echo "- CPU per request = server utime+stime (CLK_TCK $clk_tck) / requests (entries for" \
+  "xreadgroup, delivered messages or PUBLISH calls for publish)"
 echo
+
+# cpu_per_op RUNS_FILE OPS_FIELD -> µs of server CPU per op over every run; two decimals as for
+# the other cases, three below 1 µs (a delivered message costs less)
+cpu_per_op() {
+  awk -v k="$clk_tck" -v f="$2" '{ t += $2; n += $f }
+    END { x = t / k / n * 1e6; printf (x < 1 ? "%.3f" : "%.2f"), x }' "$1"
+}
+
+# summary_row LABEL RATE_FIELD OPS_FIELD -> one table row from the runs files
+summary_row() {
+  local label=$1 rf=$2 of=$3 r_rps h_rps ratio
+  r_rps=$(awk -v f="$rf" '{ print $f }' "$workdir/redis.runs" | median)
+  h_rps=$(awk -v f="$rf" '{ print $f }' "$workdir/hotkv.runs" | median)
+  ratio=$(awk -v a="$h_rps" -v b="$r_rps" 'BEGIN { printf "%.2f", a / b }')
+  printf '| %s | %.0f | %.0f | %s | %s | %s |' "$label" "$r_rps" "$h_rps" "$ratio" \
+    "$(cpu_per_op "$workdir/redis.runs" "$of")" "$(cpu_per_op "$workdir/hotkv.runs" "$of")"
+}
 
 rows=()
 for c in "${case_list[@]}"; do
@@ -240,23 +404,23 @@ for c in "${case_list[@]}"; do
   : >"$workdir/hotkv.runs"
   for ((r = 1; r <= repeats; r++)); do
     for name in redis hotkv; do
-      res=$(run_one "$name" "$c")
+      res=$(run_one "$name" "$c" "$r")
       echo "$res" >>"$workdir/$name.runs"
-      read -r rps ticks n <<<"$res"
-      printf '%-26s run %d/%d %-6s %12.0f req/s %8.2f us CPU/req\n' "$(case_label "$c")" "$r" \
+      read -r rps ticks n rps2 n2 <<<"$res"
+      printf '%-26s run %d/%d %-6s %12.0f req/s %8.2f us CPU/req' "$(case_label "$c")" "$r" \
         "$repeats" "$name" "$rps" "$(awk -v t="$ticks" -v k="$clk_tck" -v n="$n" \
         'BEGIN { print t / k / n * 1e6 }')" >&2
+      if [[ -n $rps2 ]]; then
+        printf '; %.0f PUBLISH/s, %.2f us CPU/PUBLISH' "$rps2" "$(awk -v t="$ticks" \
+          -v k="$clk_tck" -v n="$n2" 'BEGIN { print t / k / n * 1e6 }')" >&2
+      fi
+      echo >&2
     done
   done
-  r_rps=$(awk '{ print $1 }' "$workdir/redis.runs" | median)
-  h_rps=$(awk '{ print $1 }' "$workdir/hotkv.runs" | median)
-  r_cpu=$(awk -v k="$clk_tck" '{ t += $2; n += $3 } END { printf "%.2f", t / k / n * 1e6 }' \
-    "$workdir/redis.runs")
-  h_cpu=$(awk -v k="$clk_tck" '{ t += $2; n += $3 } END { printf "%.2f", t / k / n * 1e6 }' \
-    "$workdir/hotkv.runs")
-  ratio=$(awk -v a="$h_rps" -v b="$r_rps" 'BEGIN { printf "%.2f", a / b }')
-  rows+=("$(printf '| %s | %.0f | %.0f | %s | %s | %s |' "$(case_label "$c")" "$r_rps" "$h_rps" \
-    "$ratio" "$r_cpu" "$h_cpu")")
+  rows+=("$(summary_row "$(case_label "$c")" 1 3)")
+  if [[ $c == publish ]]; then
+    rows+=("$(summary_row "$(case_label publish-calls)" 4 5)")
+  fi
 done
 
 echo "| case | redis rps | hotkv rps | ratio hotkv/redis | redis µs CPU/req | hotkv µs CPU/req |"

@@ -22,5 +22,8 @@ if [[ ${HOTKV_SKIP_ASAN:-0} != 1 ]]; then
   echo "== tests under AddressSanitizer + UBSan"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  # The sanitized binary is several times slower: the expired-event timing bound (100 ms in the
+  # optimised run) only has to show the events still arrive, not how fast.
+  export HOTKV_EXPIRED_P99_MS=2000
   (cd build-asan && ctest --output-on-failure -j2 --timeout 600)
 fi

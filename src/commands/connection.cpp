@@ -4,10 +4,12 @@
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/numbers.hpp"
+#include "hotkv/util/strings.hpp"
 
 namespace hotkv {
 namespace {
@@ -17,6 +19,13 @@ constexpr const char* kCompatVersion = "7.2.0";
 void cmd_ping(CommandContext& ctx) {
   if (ctx.argc() > 2) {
     ctx.wrong_arity();
+    return;
+  }
+  if (ctx.session != nullptr && ctx.session->resp == 2 && ctx.session->subscriptions() > 0) {
+    // A RESP2 subscriber's PING answers in the shape of a message, as in Redis.
+    ctx.reply.array(2);
+    ctx.reply.bulk("pong");
+    ctx.reply.bulk(ctx.argc() == 2 ? ctx.arg(1) : std::string_view());
     return;
   }
   if (ctx.argc() == 2) {
@@ -141,8 +150,18 @@ void cmd_hello(CommandContext& ctx) {
   ctx.session->info->resp.store(static_cast<int>(proto), std::memory_order_relaxed);
   // The reply itself already speaks the protocol just chosen.
   ReplyWriter w(ctx.reply.buffer(), ctx.session->resp);
-  CommandContext hello_ctx{ctx.argv,    w,        ctx.engine, ctx.shard, ctx.multi_shard,
-                           ctx.session, ctx.spec, ctx.now_ms, {},        {}};
+  CommandContext hello_ctx{.argv = ctx.argv,
+                           .reply = w,
+                           .engine = ctx.engine,
+                           .shard = ctx.shard,
+                           .multi_shard = ctx.multi_shard,
+                           .session = ctx.session,
+                           .spec = ctx.spec,
+                           .now_ms = ctx.now_ms,
+                           .scratch = {},
+                           .block_request = nullptr,
+                           .woken = false,
+                           .logged_shards = {}};
   reply_hello_map(hello_ctx);
 }
 
@@ -164,6 +183,7 @@ void cmd_quit(CommandContext& ctx) {
 }
 
 void cmd_reset(CommandContext& ctx) {
+  unsubscribe_all(ctx.engine, *ctx.session);
   ctx.session->resp = 2;
   ctx.session->info->resp.store(2, std::memory_order_relaxed);
   ctx.session->reply_mode = ReplyMode::kOn;
@@ -227,6 +247,35 @@ void client_list(CommandContext& ctx) {
 
 // CLIENT KILL addr | CLIENT KILL [ID id] [ADDR addr] [LADDR addr] [USER name] [SKIPME yes|no]
 // [MAXAGE s] [TYPE normal|...]
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 if that client was blocked (it then gets the timeout
+// reply, or -UNBLOCKED with ERROR), else 0.
+void client_unblock(CommandContext& ctx) {
+  int64_t id = 0;
+  if (!ctx.int_arg_or_reply(2, id)) {
+    return;
+  }
+  bool error = false;
+  if (ctx.argc() == 4) {
+    if (strcasecmp_view(ctx.arg(3), "ERROR")) {
+      error = true;
+    } else if (!strcasecmp_view(ctx.arg(3), "TIMEOUT")) {
+      ctx.error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      return;
+    }
+  }
+  for (const auto& info : ctx.engine.clients().snapshot()) {
+    if (static_cast<int64_t>(info->id) == id) {
+      if (info->blocked.load(std::memory_order_relaxed) && info->unblock) {
+        info->unblock(error);
+        ctx.reply.integer(1);
+        return;
+      }
+      break;
+    }
+  }
+  ctx.reply.integer(0);
+}
+
 void client_kill(CommandContext& ctx) {
   bool old_form = ctx.argc() == 3;
   std::string addr;
@@ -337,10 +386,7 @@ void cmd_client(CommandContext& ctx) {
   std::string_view sub = ctx.arg(1);
   ClientSession& s = *ctx.session;
   auto arity_error = [&] {
-    std::string lower(sub);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower +
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
               "'. Try CLIENT HELP.");
   };
   if (strcasecmp_view(sub, "ID") && ctx.argc() == 2) {
@@ -365,6 +411,8 @@ void cmd_client(CommandContext& ctx) {
     ctx.reply.verbatim(ctx.engine.clients().describe(*s.info, ctx.now_ms, "client|info") + "\n");
   } else if (strcasecmp_view(sub, "KILL") && ctx.argc() >= 3) {
     client_kill(ctx);
+  } else if (strcasecmp_view(sub, "UNBLOCK") && (ctx.argc() == 3 || ctx.argc() == 4)) {
+    client_unblock(ctx);
   } else if (strcasecmp_view(sub, "SETINFO") && ctx.argc() == 4) {
     std::string attr(ctx.arg(2));
     std::string val(ctx.arg(3));
@@ -434,7 +482,7 @@ void register_connection(Table& t) {
   t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database (only database 0 exists)."});
   t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
   t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
-  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|SETINFO|NO-EVICT|REPLY|HELP [arguments]", "Inspects and controls client connections."});
+  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|NO-EVICT|REPLY|HELP [arguments]", "Inspects and controls client connections."});
   // clang-format on
 }
 

@@ -5,20 +5,15 @@
 #include <cctype>
 #include <cstring>
 
+#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
+#include "hotkv/util/strings.hpp"
 
 namespace hotkv {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 // Redis shows at most 128 bytes of a name or argument in "unknown command" errors.
 std::string clip(std::string_view s) {
@@ -68,10 +63,28 @@ void CommandContext::log_put(std::string_view key) {
   Value* v = db(key).find(key, now_ms);
   if (v == nullptr) {
     log.record().add_del(key);
-  } else if (v->is_int()) {
-    log.record().add_put_int(key, v->int_value(), v->expire_at_ms());
+  } else if (v->type() == ValueType::kString) {
+    encode_value(log.record(), key, *v, scratch, [] {});
   } else {
-    log.record().add_put_string(key, v->str(scratch), v->expire_at_ms());
+    // An aggregate is rebuilt from nothing (COPY, RENAME): clear whatever the key held.
+    log.record().add_del(key);
+    encode_value(log.record(), key, *v, scratch, [] {});
+  }
+}
+
+void CommandContext::notify(uint32_t type_flag, std::string_view event, std::string_view key) {
+  engine.notify_keyspace_event(type_flag, event, key);
+}
+
+bool CommandContext::logging(std::string_view key) {
+  return multi_shard ? engine.shard(engine.shard_of(key)).log().enabled() : shard.log().enabled();
+}
+
+void CommandContext::log_op(std::string_view key, OpCode op,
+                            std::span<const std::string_view> args) {
+  ShardLog& log = log_for(*this, key);
+  if (log.enabled()) {
+    log.record().add_op(key, static_cast<uint16_t>(op), args);
   }
 }
 
@@ -99,7 +112,7 @@ void CommandContext::log_flush(Shard& s) {
 }
 
 void CommandContext::wrong_arity() {
-  reply.error("ERR wrong number of arguments for '" + lower(argv[0]) + "' command");
+  reply.error("ERR wrong number of arguments for '" + ascii_lower(argv[0]) + "' command");
 }
 
 const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
@@ -126,7 +139,11 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
   }
   int argc = static_cast<int>(argv.size());
   if ((spec->arity > 0 && argc != spec->arity) || (spec->arity < 0 && argc < -spec->arity)) {
-    reply.error("ERR wrong number of arguments for '" + lower(argv[0]) + "' command");
+    reply.error("ERR wrong number of arguments for '" + ascii_lower(argv[0]) + "' command");
+    return nullptr;
+  }
+  if (session.resp == 2 && session.subscriptions() > 0 && !allowed_while_subscribed(argv[0])) {
+    reply.error(subscribed_context_error(argv[0]));
     return nullptr;
   }
   if ((spec->flags & kWrite) != 0) {
@@ -182,10 +199,20 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
 
 void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
-                     ReplyWriter& reply) {
+                     ReplyWriter& reply, CommandContext::BlockRequest* block, bool woken) {
   int64_t start = mono_us();
-  CommandContext ctx{argv,    reply, engine,           shard, multi_shard,
-                     session, spec,  engine.now_ms(), {},    {}};
+  CommandContext ctx{.argv = argv,
+                     .reply = reply,
+                     .engine = engine,
+                     .shard = shard,
+                     .multi_shard = multi_shard,
+                     .session = session,
+                     .spec = spec,
+                     .now_ms = engine.now_ms(),
+                     .scratch = {},
+                     .block_request = block,
+                     .woken = woken,
+                     .logged_shards = {}};
   size_t before = reply.buffer().size();
   spec.handler(ctx);
   // Close this command's log record(s): one record on a single shard, or one part per shard
@@ -206,9 +233,15 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   KeyspaceStats::bump(shard.commands_processed());
   // A reply that starts with '-' is an error reply: count it like Redis's failed_calls.
   const std::string& buf = reply.buffer();
-  if (buf.size() > before && buf[before] == '-') {
+  bool failed = buf.size() > before && buf[before] == '-';
+  if (failed) {
     KeyspaceStats::bump(stat.failed);
     engine.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+  }
+  // Blocked readers re-run after writes (their own re-runs excepted: a read that finds
+  // nothing must not wake the others again).
+  if ((spec.flags & kWrite) != 0 && (spec.flags & kBlocking) == 0 && !failed) {
+    signal_written_keys(spec, argv, engine, shard, multi_shard);
   }
 }
 

@@ -5,6 +5,7 @@
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/util/notify.hpp"
 
 namespace hotkv {
 namespace {
@@ -81,9 +82,11 @@ void expire_generic(CommandContext& ctx, bool seconds, bool absolute) {
   if (when <= ctx.now_ms) {
     db.erase(ctx.arg(1));
     ctx.log_del(ctx.arg(1));
+    ctx.notify(kNotifyGeneric, "del", ctx.arg(1));
   } else {
     db.set_expire(ctx.arg(1), *v, when);
     ctx.log_expire(ctx.arg(1), when);
+    ctx.notify(kNotifyGeneric, "expire", ctx.arg(1));
   }
   ctx.reply.integer(1);
 }
@@ -140,6 +143,7 @@ void cmd_persist(CommandContext& ctx) {
   }
   db.set_expire(ctx.arg(1), *v, kNoExpiry);
   ctx.log_expire(ctx.arg(1), kNoExpiry);
+  ctx.notify(kNotifyGeneric, "persist", ctx.arg(1));
   ctx.reply.integer(1);
 }
 

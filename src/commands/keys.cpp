@@ -9,6 +9,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/glob.hpp"
+#include "hotkv/util/notify.hpp"
 #include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
@@ -33,6 +34,7 @@ void cmd_del(CommandContext& ctx) {
     Keyspace& db = ctx.db(ctx.arg(i));
     if (db.find(ctx.arg(i), ctx.now_ms) != nullptr && db.erase(ctx.arg(i))) {
       ctx.log_del(ctx.arg(i));
+      ctx.notify(kNotifyGeneric, "del", ctx.arg(i));
       ++n;
     }
   }
@@ -81,6 +83,8 @@ void rename_generic(CommandContext& ctx, bool nx) {
   dst_db.put(dst, std::move(moved));  // the deadline travels with the value
   ctx.log_del(src);
   ctx.log_put(dst);
+  ctx.notify(kNotifyGeneric, "rename_from", src);
+  ctx.notify(kNotifyGeneric, "rename_to", dst);
   if (nx) {
     ctx.reply.integer(1);
   } else {
@@ -127,8 +131,9 @@ void cmd_copy(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  dst_db.put(dst, *v);
+  dst_db.put(dst, v->clone());
   ctx.log_put(dst);
+  ctx.notify(kNotifyGeneric, "copy_to", dst);
   ctx.reply.integer(1);
 }
 

@@ -20,16 +20,10 @@
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/numbers.hpp"
+#include "hotkv/util/strings.hpp"
 
 namespace hotkv {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string human_bytes(uint64_t n) {
   const char* units[] = {"B", "K", "M", "G", "T"};
@@ -90,8 +84,11 @@ void info_server(CommandContext& ctx, std::string& out) {
 void info_clients(CommandContext& ctx, std::string& out) {
   out += fmt::format(
       "# Clients\r\nconnected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\n"
-      "blocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n\r\n",
-      ctx.engine.clients().count(), ctx.engine.config().maxclients.load());
+      "blocked_clients:{}\r\ntracking_clients:0\r\nclients_in_timeout_table:{}\r\n"
+      "pubsub_clients:{}\r\n\r\n",
+      ctx.engine.clients().count(), ctx.engine.config().maxclients.load(),
+      ctx.engine.stats().blocked_clients.load(), ctx.engine.stats().blocked_clients.load(),
+      ctx.engine.pubsub().client_count());
 }
 
 void info_memory(CommandContext&, std::string& out) {
@@ -166,11 +163,12 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\n"
       "instantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\n"
       "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
-      "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:0\r\n"
-      "pubsub_patterns:0\r\nlatest_fork_usec:{}\r\ntotal_error_replies:{}\r\n"
+      "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
+      "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\ntotal_error_replies:{}\r\n"
       "cross_shard_atomic_ops:{}\r\n\r\n",
       ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
       ss.rejected_connections.load(), expired, backlog, hits, misses,
+      ctx.engine.pubsub().channels("").size(), ctx.engine.pubsub().numpat(),
       ctx.engine.persistence() != nullptr ? ctx.engine.persistence()->latest_fork_usec() : 0,
       ss.total_error_replies.load(), ss.atomic_operations.load());
 }
@@ -211,7 +209,7 @@ void info_commandstats(CommandContext& ctx, std::string& out) {
     }
     out += fmt::format(
         "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls=0,failed_calls={}\r\n",
-        lower(spec.name), calls, usec, static_cast<double>(usec) / static_cast<double>(calls),
+        ascii_lower(spec.name), calls, usec, static_cast<double>(usec) / static_cast<double>(calls),
         failed);
   }
   out += "\r\n";
@@ -249,7 +247,7 @@ const InfoSection kInfoSections[] = {
 void cmd_info(CommandContext& ctx) {
   std::vector<std::string> wanted;
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    wanted.push_back(lower(ctx.arg(i)));
+    wanted.push_back(ascii_lower(ctx.arg(i)));
   }
   bool defaults = wanted.empty() || std::count(wanted.begin(), wanted.end(), "default") > 0;
   bool all = std::count(wanted.begin(), wanted.end(), "all") > 0 ||
@@ -302,7 +300,7 @@ void cmd_config(CommandContext& ctx) {
       std::string reason = cfg.set(ctx.arg(i), ctx.arg(i + 1), false);
       if (!reason.empty()) {
         ctx.error("ERR CONFIG SET failed (possibly related to argument '" +
-                  lower(ctx.arg(i)) + "') - " + reason);
+                  ascii_lower(ctx.arg(i)) + "') - " + reason);
         return;
       }
     }
@@ -343,7 +341,7 @@ void cmd_config(CommandContext& ctx) {
       ctx.reply.simple(line);
     }
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower(sub) +
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
               "'. Try CONFIG HELP.");
   }
 }
@@ -376,7 +374,7 @@ std::vector<std::string> acl_categories(const CommandSpec& c) {
 
 void reply_command_info(CommandContext& ctx, const CommandSpec& c) {
   ctx.reply.array(10);
-  ctx.reply.bulk(lower(c.name));
+  ctx.reply.bulk(ascii_lower(c.name));
   ctx.reply.integer(c.arity);
   auto flags = flag_names(c.flags);
   ctx.reply.set(flags.size());
@@ -397,7 +395,7 @@ void reply_command_info(CommandContext& ctx, const CommandSpec& c) {
 }
 
 void reply_command_docs(CommandContext& ctx, const CommandSpec& c) {
-  ctx.reply.bulk(lower(c.name));
+  ctx.reply.bulk(ascii_lower(c.name));
   ctx.reply.map(4);
   ctx.reply.bulk("summary");
   ctx.reply.bulk(c.summary);
@@ -465,11 +463,11 @@ void cmd_command(CommandContext& ctx) {
         pattern = ctx.arg(4);
       } else if (strcasecmp_view(kind, "ACLCAT")) {
         std::vector<std::string> names;
-        std::string cat = "@" + lower(ctx.arg(4));
+        std::string cat = "@" + ascii_lower(ctx.arg(4));
         for (const auto& c : table.all()) {
           auto cats = acl_categories(c);
           if (std::find(cats.begin(), cats.end(), cat) != cats.end()) {
-            names.push_back(lower(c.name));
+            names.push_back(ascii_lower(c.name));
           }
         }
         ctx.reply.array(names.size());
@@ -490,7 +488,7 @@ void cmd_command(CommandContext& ctx) {
     }
     std::vector<std::string> names;
     for (const auto& c : table.all()) {
-      std::string n = lower(c.name);
+      std::string n = ascii_lower(c.name);
       if (!filter || glob_match(pattern, n, true)) {
         names.push_back(std::move(n));
       }
@@ -536,7 +534,7 @@ void cmd_command(CommandContext& ctx) {
       ctx.reply.simple(line);
     }
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower(sub) +
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
               "'. Try COMMAND HELP.");
   }
 }
@@ -586,7 +584,7 @@ void cmd_debug(CommandContext& ctx) {
     ctx.reply.simple("DEBUG SLEEP <seconds>");
     ctx.reply.simple("    Stop the server for <seconds>. Decimals allowed.");
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + lower(sub) +
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
               "'. Try DEBUG HELP.");
   }
 }

@@ -8,6 +8,7 @@
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/util/notify.hpp"
 #include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
@@ -139,6 +140,7 @@ void store_string(CommandContext& ctx, Keyspace& db, std::string_view key, Value
     if (opt.at_ms <= ctx.now_ms) {
       db.erase(key);
       ctx.log_del(key);
+      ctx.notify(kNotifyGeneric, "del", key);
       return;
     }
     value.set_expire_raw(opt.at_ms);
@@ -147,6 +149,10 @@ void store_string(CommandContext& ctx, Keyspace& db, std::string_view key, Value
   }
   db.put(key, std::move(value));
   ctx.log_put(key);
+  ctx.notify(kNotifyString, "set", key);
+  if (opt.kind == ExpireOption::kAt) {
+    ctx.notify(kNotifyGeneric, "expire", key);
+  }
 }
 
 void cmd_get(CommandContext& ctx) {
@@ -221,6 +227,7 @@ void cmd_setnx(CommandContext& ctx) {
   }
   db.put(ctx.arg(1), Value::from_string(ctx.arg(2)));
   ctx.log_put(ctx.arg(1));
+  ctx.notify(kNotifyString, "set", ctx.arg(1));
   ctx.reply.integer(1);
 }
 
@@ -260,6 +267,7 @@ void cmd_getdel(CommandContext& ctx) {
   reply_value(ctx, *v);
   db.erase(ctx.arg(1));
   ctx.log_del(ctx.arg(1));
+  ctx.notify(kNotifyGeneric, "del", ctx.arg(1));
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms|PERSIST]
@@ -284,13 +292,16 @@ void cmd_getex(CommandContext& ctx) {
     if (opt.at_ms <= ctx.now_ms) {
       db.erase(ctx.arg(1));
       ctx.log_del(ctx.arg(1));
+      ctx.notify(kNotifyGeneric, "del", ctx.arg(1));
     } else {
       db.set_expire(ctx.arg(1), *v, opt.at_ms);
       ctx.log_expire(ctx.arg(1), opt.at_ms);
+      ctx.notify(kNotifyGeneric, "expire", ctx.arg(1));
     }
   } else if (opt.kind == ExpireOption::kPersist && v->has_expiry()) {
     db.set_expire(ctx.arg(1), *v, kNoExpiry);
     ctx.log_expire(ctx.arg(1), kNoExpiry);
+    ctx.notify(kNotifyGeneric, "persist", ctx.arg(1));
   }
 }
 
@@ -314,6 +325,7 @@ void cmd_mset(CommandContext& ctx) {
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     ctx.db(ctx.arg(i)).put(ctx.arg(i), Value::from_string(ctx.arg(i + 1)));
     ctx.log_put(ctx.arg(i));
+    ctx.notify(kNotifyString, "set", ctx.arg(i));
   }
   ctx.reply.ok();
 }
@@ -332,6 +344,7 @@ void cmd_msetnx(CommandContext& ctx) {
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     ctx.db(ctx.arg(i)).put(ctx.arg(i), Value::from_string(ctx.arg(i + 1)));
     ctx.log_put(ctx.arg(i));
+    ctx.notify(kNotifyString, "set", ctx.arg(i));
   }
   ctx.reply.integer(1);
 }
@@ -354,6 +367,7 @@ void cmd_append(CommandContext& ctx) {
   if (v == nullptr) {
     Value& nv = db.put(ctx.arg(1), Value::from_string(ctx.arg(2)));
     ctx.log_put(ctx.arg(1));
+    ctx.notify(kNotifyString, "append", ctx.arg(1));
     ctx.reply.integer(static_cast<int64_t>(nv.str_len()));
     return;
   }
@@ -363,6 +377,7 @@ void cmd_append(CommandContext& ctx) {
   std::string& raw = v->mutable_raw();
   raw.append(ctx.arg(2));
   ctx.log_put(ctx.arg(1));
+  ctx.notify(kNotifyString, "append", ctx.arg(1));
   ctx.reply.integer(static_cast<int64_t>(v->str_len()));
 }
 
@@ -450,6 +465,7 @@ void cmd_setrange(CommandContext& ctx) {
   std::memcpy(raw.data() + offset, val.data(), val.size());
   size_t len = raw.size();
   ctx.log_put(ctx.arg(1));
+  ctx.notify(kNotifyString, "setrange", ctx.arg(1));
   ctx.reply.integer(static_cast<int64_t>(len));
 }
 
@@ -484,6 +500,7 @@ void incr_generic(CommandContext& ctx, int64_t delta) {
     v->set_int(next);
   }
   ctx.log_put(ctx.arg(1));
+  ctx.notify(kNotifyString, "incrby", ctx.arg(1));
   ctx.reply.integer(next);
 }
 
@@ -545,6 +562,7 @@ void cmd_incrbyfloat(CommandContext& ctx) {
     v->set_string(text);
   }
   ctx.log_put(ctx.arg(1));
+  ctx.notify(kNotifyString, "incrbyfloat", ctx.arg(1));
   ctx.reply.bulk(text);
 }
 

@@ -62,6 +62,10 @@ const Table& command_table() {
     register_expire(t);
     register_connection(t);
     register_persistence(t);
+    register_pubsub(t);
+    register_streams(t);
+    register_ratelimit(t);
+    register_inventory(t);
     return t;
   }();
   return table;

@@ -7,6 +7,7 @@
 #include <asio/write.hpp>
 
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/clock.hpp"
 
@@ -39,7 +40,9 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       shard_(shard),
       set_(set),
       parser_(limits_from(engine.config())),
-      bulk_limit_(engine.config().proto_max_bulk_len.load(std::memory_order_relaxed)) {
+      bulk_limit_(engine.config().proto_max_bulk_len.load(std::memory_order_relaxed)),
+      block_timer_(engine.shard(shard).io()),
+      drain_timer_(engine.shard(shard).io()) {
   auto info = std::make_shared<ClientInfo>();
   info->id = engine_.clients().next_id();
   std::error_code ec;
@@ -67,6 +70,9 @@ int64_t Connection::last_interaction_ms() const {
 
 void Connection::close() {
   closing_ = true;
+  if (blocked_) {
+    cancel_block(WakeKind::kCancelled);
+  }
   std::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
@@ -74,7 +80,7 @@ void Connection::close() {
 
 void Connection::shutdown() {
   shutting_down_ = true;
-  if (reading_) {
+  if (reading_ || blocked_) {
     close();
   }
 }
@@ -94,6 +100,27 @@ asio::awaitable<void> Connection::run() {
       }
     });
   };
+  session_.info->unblock = [weak, &io](bool error) {
+    asio::post(io, [weak, error] {
+      if (auto c = weak.lock()) {
+        c->cancel_block(error ? WakeKind::kError : WakeKind::kTimeout);
+      }
+    });
+  };
+  auto sub = std::make_shared<PubSubClient>();
+  sub->id = session_.info->id;
+  sub->io = &io;
+  sub->deliver = [weak](const PubSubMessage& m) {
+    if (auto c = weak.lock()) {
+      c->deliver_push(m);
+    }
+  };
+  sub->flush = [weak] {
+    if (auto c = weak.lock()) {
+      c->flush_pushes();
+    }
+  };
+  session_.pubsub = std::move(sub);
   engine_.clients().add(session_.info);
   set_.add(self);
   std::error_code nb_ec;
@@ -126,6 +153,7 @@ asio::awaitable<void> Connection::run() {
     }
     in_.shrink_if_idle();
   }
+  unsubscribe_all(engine_, session_);
   set_.remove(id());
   engine_.clients().remove(id());
   std::error_code ec;
@@ -140,29 +168,40 @@ asio::awaitable<bool> Connection::write_output() {
   if (engine_.shard(shard_).log().needs_flush()) {
     co_await engine_.shard(shard_).log_barrier();
   }
-  session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
-  // Try a direct non-blocking write first: usually the socket takes everything, and skipping
-  // the asynchronous operation saves a completion hand-off and an extra epoll round per reply.
+  // A pub/sub message being written: our bytes go after it.
+  while (push_sending_ && !closing_) {
+    drain_timer_.expires_at(asio::steady_timer::time_point::max());
+    co_await drain_timer_.async_wait(kTuple);
+  }
   std::error_code ec;
-  size_t written = socket_.write_some(asio::buffer(out_), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) {
-    ec.clear();
-    written = 0;
+  while (!out_.empty() && !ec && !closing_) {
+    session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
+    // Try a direct non-blocking write first: usually the socket takes everything, and
+    // skipping the asynchronous operation saves a completion hand-off and an epoll round.
+    size_t written = socket_.write_some(asio::buffer(out_), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+      ec.clear();
+      written = 0;
+    }
+    if (!ec && written < out_.size()) {
+      coro_sending_ = true;
+      auto [wec, n] = co_await asio::async_write(
+          socket_, asio::buffer(out_.data() + written, out_.size() - written), kTuple);
+      coro_sending_ = false;
+      ec = wec;
+      written += n;
+    }
+    KeyspaceStats::bump(engine_.shard(shard_).net_output_bytes(), written);
+    session_.info->output_buffer.store(0, std::memory_order_relaxed);
+    if (out_.capacity() > 4 * kFlushThreshold) {
+      std::string().swap(out_);
+    } else {
+      out_.clear();
+    }
+    // Messages that arrived while the socket was busy with our bytes.
+    out_.swap(deferred_);
   }
-  if (!ec && written < out_.size()) {
-    auto [wec, n] =
-        co_await asio::async_write(socket_, asio::buffer(out_.data() + written, out_.size() - written), kTuple);
-    ec = wec;
-    written += n;
-  }
-  KeyspaceStats::bump(engine_.shard(shard_).net_output_bytes(), written);
-  session_.info->output_buffer.store(0, std::memory_order_relaxed);
-  if (out_.capacity() > 4 * kFlushThreshold) {
-    std::string().swap(out_);
-  } else {
-    out_.clear();
-  }
-  co_return !ec;
+  co_return !ec && !closing_;
 }
 
 asio::awaitable<void> Connection::flush_remote() {
@@ -248,7 +287,7 @@ asio::awaitable<bool> Connection::process_input() {
     session_.info->last_command.store(static_cast<int64_t>(spec->id), std::memory_order_relaxed);
     route_command(*spec, args_, engine_, shard_, route, key_scratch_);
 
-    if (route.kind == RouteKind::kRemote && !suppress) {
+    if (route.kind == RouteKind::kRemote && !suppress && (spec->flags & kBlocking) == 0) {
       if (!remote_batch_.empty() && remote_shard_ != route.shard) {
         co_await flush_remote();
       }
@@ -263,7 +302,12 @@ asio::awaitable<bool> Connection::process_input() {
 
     co_await flush_remote();
     size_t mark = out_.size();
-    if (route.kind == RouteKind::kLocal) {
+    if ((spec->flags & kBlocking) != 0) {
+      out_ += co_await run_blocking(*spec, route);
+      if (closing_) {
+        co_return false;
+      }
+    } else if (route.kind == RouteKind::kLocal) {
       ReplyWriter w(out_, session_.resp);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, w);
     } else if (route.kind == RouteKind::kRemote) {

@@ -81,6 +81,17 @@ void RecordEncoder::add_expire(std::string_view key, int64_t at_ms) {
 
 void RecordEncoder::add_flush() { add_key(EffectKind::kFlush, ""); }
 
+void RecordEncoder::add_op(std::string_view key, uint16_t op,
+                           std::span<const std::string_view> args) {
+  add_key(EffectKind::kOp, key);
+  put_le<uint16_t>(out_, op);
+  put_le<uint32_t>(out_, static_cast<uint32_t>(args.size()));
+  for (std::string_view a : args) {
+    put_le<uint32_t>(out_, static_cast<uint32_t>(a.size()));
+    out_.append(a);
+  }
+}
+
 void RecordEncoder::close(uint64_t txn_id, uint32_t parts) {
   size_t body_start = start_ + kRecordFrame;
   patch_le<uint64_t>(out_, body_start, txn_id);
@@ -119,6 +130,11 @@ void encode_record(const Record& r, std::string& out) {
       case EffectKind::kFlush:
         enc.add_flush();
         break;
+      case EffectKind::kOp: {
+        std::vector<std::string_view> views(e.args.begin(), e.args.end());
+        enc.add_op(e.key, e.op, views);
+        break;
+      }
     }
   }
   enc.close(r.txn_id, r.parts);
@@ -177,6 +193,20 @@ bool RecordDecoder::decode_body(std::string_view body, Record& out) {
           return false;
         }
         break;
+      case EffectKind::kOp: {
+        uint32_t argc = 0;
+        if (!get_le(body, pos, e.op) || !get_le(body, pos, argc) ||
+            argc > (body.size() - pos) / 4) {  // each argument takes at least 4 bytes
+          return false;
+        }
+        e.args.resize(argc);
+        for (auto& a : e.args) {
+          if (!get_bytes(body, pos, a)) {
+            return false;
+          }
+        }
+        break;
+      }
       default:
         return false;
     }

@@ -6,6 +6,7 @@
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/notify.hpp"
 
 namespace hotkv {
 
@@ -15,6 +16,15 @@ Engine::Engine(Config& config, const Table& table, std::vector<asio::io_context*
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {
     shards_.push_back(std::make_unique<Shard>(i, *contexts[i], table.size(), start_unix_ms_));
+    // "expired" events come from the deletion itself (the timing wheel's, or a lookup's),
+    // so they follow the deadline closely.
+    shards_.back()->keyspace().set_expired_hook([this](std::string_view key) {
+      notify_keyspace_event(kNotifyExpired, "expired", key);
+    });
+  }
+  // Families with engine-side machinery (the inventory's hold expiry) install it now.
+  for (EngineInit init : table.engine_inits()) {
+    init(*this);
   }
 }
 
@@ -91,6 +101,23 @@ void Engine::unpark(const std::shared_ptr<ParkState>& st) {
 void Engine::unlock(const std::vector<size_t>& order) {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     shard(*it).lock().release();
+  }
+}
+
+void Engine::notify_keyspace_event(uint32_t type_flag, std::string_view event,
+                                   std::string_view key) {
+  uint32_t flags = config_.notify_keyspace_events.load(std::memory_order_relaxed);
+  if ((flags & type_flag) == 0 || pubsub_.idle()) {
+    return;
+  }
+  std::string channel;
+  if ((flags & kNotifyKeyspace) != 0) {
+    channel.append("__keyspace@0__:").append(key);
+    pubsub_.publish(channel, event);
+  }
+  if ((flags & kNotifyKeyevent) != 0) {
+    channel.assign("__keyevent@0__:").append(event);
+    pubsub_.publish(channel, key);
   }
 }
 

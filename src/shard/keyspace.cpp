@@ -1,9 +1,11 @@
 // Keyspace lookups with lazy expiry plus the active expiry driven by the timing wheel.
 #include "hotkv/shard/keyspace.hpp"
 
+#include "hotkv/types/inventory.hpp"
+
 namespace hotkv {
 
-Keyspace::Keyspace(int64_t now_ms) : wheel_(now_ms) {}
+Keyspace::Keyspace(int64_t now_ms) : wheel_(now_ms), holds_wheel_(now_ms) {}
 
 Value* Keyspace::find(std::string_view key, int64_t now_ms) {
   Value* v = dict_.find(key);
@@ -34,8 +36,31 @@ Value& Keyspace::put(std::string_view key, Value value) {
   if (deadline != kNoExpiry) {
     set_expire(key, *slot, deadline);
   }
+  if (slot->type() == ValueType::kInventory) {
+    schedule_item(key, *slot);
+  }
   publish_sizes();
   return *slot;
+}
+
+void Keyspace::schedule_item(std::string_view key, const Value& v) {
+  v.inventory()->for_each([&](const std::string& id, const Hold& h) {
+    schedule_hold(key, id, h.state == HoldState::kHeld ? h.expires_at_ms : h.purge_at_ms);
+  });
+}
+
+void Keyspace::schedule_hold(std::string_view key, std::string_view hold_id, int64_t at_ms) {
+  std::string entry;
+  entry.reserve(4 + key.size() + hold_id.size());
+  auto len = static_cast<uint32_t>(key.size());
+  for (int i = 0; i < 4; ++i) {
+    entry.push_back(static_cast<char>((len >> (8 * i)) & 0xff));
+  }
+  entry.append(key).append(hold_id);
+  holds_wheel_.schedule(std::move(entry), at_ms);
+  if (on_schedule_) {
+    on_schedule_(at_ms);
+  }
 }
 
 void Keyspace::set_expire(std::string_view key, Value& v, int64_t at_ms) {
@@ -72,12 +97,16 @@ bool Keyspace::erase(std::string_view key) {
 void Keyspace::erase_expired(std::string_view key) {
   if (erase(key)) {
     KeyspaceStats::bump(stats_.expired);
+    if (on_expired_) {
+      on_expired_(key);
+    }
   }
 }
 
 void Keyspace::clear() {
   dict_.clear();
   wheel_.clear();
+  holds_wheel_.clear();
   expires_ = 0;
   publish_sizes();
 }

@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/op_effects.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/util/clock.hpp"
 
@@ -77,6 +78,15 @@ void apply_op(Keyspace& ks, LoadOp& op, size_t shard_id, size_t shard_count, int
         ++expired;
       } else {
         ks.set_expire(e.key, *v, e.at_ms);
+      }
+      return;
+    }
+    case EffectKind::kOp: {
+      std::string error;
+      if (!apply_op_effect(ks, e, now, error)) {
+        // Only a writer bug can produce this (the record's checksum held): skip the effect
+        // rather than refuse to start, and say so.
+        spdlog::warn("append-only log: skipping effect on key '{}': {}", e.key, error);
       }
       return;
     }

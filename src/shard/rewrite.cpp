@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/op_effects.hpp"
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/file_io.hpp"
@@ -38,24 +39,24 @@ namespace {
     std::string scratch;
     enc.open();
     bool ok = true;
-    engine.shard(s).keyspace().dict().for_each([&](const std::string& key, Value& v) {
-      if (!ok || (v.has_expiry() && v.expire_at_ms() <= now)) {
-        return;
-      }
-      if (v.is_int()) {
-        enc.add_put_int(key, v.int_value(), v.expire_at_ms());
-      } else {
-        enc.add_put_string(key, v.str(scratch), v.expire_at_ms());
-      }
-      // Records of about 1,000 effects keep both memory and a torn tail's cost small.
+    // Records of about 1,000 effects keep both memory and a torn tail's cost small; a large
+    // aggregate is cut into several records too.
+    auto cut = [&] {
       if (enc.count() >= 1000) {
         enc.close(0, 1);
-        if (buf.size() >= (1u << 20)) {
+        if (ok && buf.size() >= (1u << 20)) {
           ok = write_fully(fd, buf);
           buf.clear();
         }
         enc.open();
       }
+    };
+    engine.shard(s).keyspace().dict().for_each([&](const std::string& key, Value& v) {
+      if (!ok || (v.has_expiry() && v.expire_at_ms() <= now)) {
+        return;
+      }
+      encode_value(enc, key, v, scratch, cut);
+      cut();
     });
     if (enc.count() > 0) {
       enc.close(0, 1);

@@ -20,12 +20,14 @@ Shard::Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_
   keyspace_.set_schedule_hook([this](int64_t deadline) { arm_expiry(deadline); });
 }
 
+int64_t Shard::now_ms() const { return manual_clock_ != nullptr ? *manual_clock_ : unix_ms(); }
+
 void Shard::arm_expiry(int64_t deadline_ms) {
   if (stopped_ || deadline_ms >= armed_at_ms_) {
     return;
   }
   armed_at_ms_ = deadline_ms;
-  int64_t delay = deadline_ms - unix_ms();
+  int64_t delay = deadline_ms - now_ms();
   timer_.expires_after(std::chrono::milliseconds(delay < 0 ? 0 : delay));
   timer_.async_wait([this](const std::error_code& ec) {
     if (ec) {
@@ -40,10 +42,19 @@ void Shard::on_timer() {
   run_expiry();
 }
 
+std::optional<size_t> Shard::expire_holds(int64_t now_ms, size_t max_items) {
+  if (!hold_hook_) {
+    return std::nullopt;
+  }
+  return hold_hook_(now_ms, max_items);
+}
+
 void Shard::run_expiry() {
-  int64_t now = unix_ms();
+  int64_t now = now_ms();
   keyspace_.expire_due(now, kExpiryBatch);
-  if (keyspace_.expiry_backlog(now) > 0) {
+  // Holds get a batch of their own, so a mass expiry of keys cannot starve them (or back).
+  bool holds_wait = keyspace_.hold_entries() > 0 && !expire_holds(now, kExpiryBatch);
+  if (keyspace_.expiry_backlog(now) > 0 || (!holds_wait && keyspace_.hold_backlog(now) > 0)) {
     // More is due: continue after the clients queued on this loop had their turn.
     asio::post(io_, [this] {
       if (!stopped_) {
@@ -52,7 +63,13 @@ void Shard::run_expiry() {
     });
     return;
   }
-  if (auto next = keyspace_.next_deadline_hint()) {
+  std::optional<int64_t> next = keyspace_.next_deadline_hint();
+  std::optional<int64_t> holds =
+      holds_wait ? std::optional<int64_t>(now + kHoldRetryMs) : keyspace_.next_hold_deadline_hint();
+  if (holds && (!next || *holds < *next)) {
+    next = holds;
+  }
+  if (next) {
     arm_expiry(*next <= now ? now + 1 : *next);
   }
 }
@@ -90,6 +107,14 @@ void Shard::run_group_flush() {
 void Shard::stop() {
   stopped_ = true;
   timer_.cancel();
+  // Blocked clients end with the server: their connections close without a reply.
+  for (const auto& c : blocking_.all()) {
+    blocking_.remove(*c);
+    if (c->timer) {
+      c->timer->cancel();
+    }
+    c->finish(WakeResult{WakeKind::kCancelled, {}});
+  }
 }
 
 }  // namespace hotkv

@@ -1,9 +1,51 @@
 // Value encoding rules (see value.hpp).
 #include "hotkv/types/value.hpp"
 
+#include "hotkv/types/inventory.hpp"
+#include "hotkv/types/stream.hpp"
 #include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
+
+Value::Value() = default;
+Value::~Value() = default;
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(Value&&) noexcept = default;
+
+Value Value::clone() const {
+  Value out;
+  out.expire_at_ms_ = expire_at_ms_;
+  out.integer_ = integer_;
+  out.str_ = str_;
+  out.type_ = type_;
+  out.int_encoded_ = int_encoded_;
+  if (stream_) {
+    out.stream_ = stream_->clone();
+  }
+  if (inventory_) {
+    out.inventory_ = inventory_->clone();
+  }
+  return out;
+}
+
+Value Value::from_stream(std::unique_ptr<Stream> stream) {
+  Value v;
+  v.type_ = ValueType::kStream;
+  v.stream_ = std::move(stream);
+  return v;
+}
+
+Value Value::from_inventory(std::unique_ptr<Inventory> inventory) {
+  Value v;
+  v.type_ = ValueType::kInventory;
+  v.inventory_ = std::move(inventory);
+  return v;
+}
+
+size_t Value::memory_bytes() const {
+  return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
+         (inventory_ ? inventory_->memory_bytes() : 0);
+}
 
 Value Value::from_string(std::string_view s) {
   Value v;
@@ -49,6 +91,12 @@ std::string& Value::mutable_raw() {
 }
 
 const char* Value::encoding_name() const {
+  if (type_ == ValueType::kStream) {
+    return "stream";
+  }
+  if (type_ == ValueType::kInventory) {
+    return "inventory";
+  }
   if (int_encoded_) {
     return "int";
   }
@@ -59,6 +107,10 @@ const char* value_type_name(ValueType t) {
   switch (t) {
     case ValueType::kString:
       return "string";
+    case ValueType::kStream:
+      return "stream";
+    case ValueType::kInventory:
+      return "inventory";  // HotKV's own type; Redis has no equivalent (docs/inventory.md)
   }
   return "none";
 }

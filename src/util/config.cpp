@@ -5,18 +5,12 @@
 #include <fstream>
 
 #include "hotkv/util/glob.hpp"
+#include "hotkv/util/notify.hpp"
 #include "hotkv/util/numbers.hpp"
+#include "hotkv/util/strings.hpp"
 
 namespace hotkv {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 // Splits a config line into words, honouring "double" and 'single' quotes.
 bool split_config_line(const std::string& line, std::vector<std::string>& words) {
@@ -61,7 +55,7 @@ bool split_config_line(const std::string& line, std::vector<std::string>& words)
 }  // namespace
 
 int64_t parse_memory_value(std::string_view s) {
-  std::string l = lower(s);
+  std::string l = ascii_lower(s);
   int64_t mul = 1;
   auto ends = [&](std::string_view suf) {
     return l.size() > suf.size() && l.compare(l.size() - suf.size(), suf.size(), suf) == 0;
@@ -113,9 +107,12 @@ Config::Config() {
   add_string("appenddirname", appenddirname_, false);
   add_int("auto-aof-rewrite-percentage", auto_aof_rewrite_percentage, 0, INT32_MAX, false, true);
   add_int("auto-aof-rewrite-min-size", auto_aof_rewrite_min_size, 0, INT64_MAX, true, true);
+  // At most ten years, so settled_at + retention can never overflow.
+  add_int("inventory-hold-retention-ms", inventory_hold_retention_ms, 0,
+          10LL * 365 * 24 * 3600 * 1000, false, true);
   add("loglevel", Entry{[this] { return loglevel(); },
                         [this](std::string_view v) -> std::string {
-                          std::string l = lower(v);
+                          std::string l = ascii_lower(v);
                           if (l != "debug" && l != "verbose" && l != "notice" && l != "warning" &&
                               l != "nothing") {
                             return "argument(s) must be one of the following: debug, verbose, "
@@ -133,6 +130,83 @@ Config::Config() {
                           return "";
                         },
                         true});
+  add("notify-keyspace-events",
+      Entry{[this] { return format_notify_flags(notify_keyspace_events.load()); },
+            [this](std::string_view v) -> std::string {
+              auto flags = parse_notify_flags(v);
+              if (!flags) {
+                return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+              }
+              // Classes without K or E select no channel: nothing is published.
+              notify_keyspace_events.store(*flags, std::memory_order_relaxed);
+              return "";
+            },
+            true});
+  add("client-output-buffer-limit",
+      Entry{[this] {
+              return "normal 0 0 0 slave 268435456 67108864 60 pubsub " +
+                     std::to_string(pubsub_buffer_hard.load()) + " " +
+                     std::to_string(pubsub_buffer_soft.load()) + " " +
+                     std::to_string(pubsub_buffer_soft_seconds.load());
+            },
+            [this](std::string_view v) -> std::string {
+              return set_output_buffer_limits(v);
+            },
+            true});
+}
+
+// "<class> <hard> <soft> <soft-seconds>" groups, as Redis takes them. Only the pubsub class
+// is enforced (normal clients are never cut off; there are no replicas), but every class is
+// validated.
+std::string Config::set_output_buffer_limits(std::string_view v) {
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && v[i] == ' ') {
+      ++i;
+    }
+    size_t start = i;
+    while (i < v.size() && v[i] != ' ') {
+      ++i;
+    }
+    if (i > start) {
+      words.emplace_back(v.substr(start, i - start));
+    }
+  }
+  if (words.empty() || words.size() % 4 != 0) {
+    return "Wrong number of arguments in buffer limit configuration.";
+  }
+  int64_t hard = -1;
+  int64_t soft = -1;
+  int64_t secs = -1;
+  for (size_t w = 0; w < words.size(); w += 4) {
+    std::string cls = ascii_lower(words[w]);
+    if (cls != "normal" && cls != "slave" && cls != "replica" && cls != "pubsub") {
+      return "Invalid client class specified in buffer limit configuration.";
+    }
+    int64_t h = parse_memory_value(words[w + 1]);
+    int64_t s = parse_memory_value(words[w + 2]);
+    int64_t secs_value = -1;
+    if (!words[w + 3].empty() &&
+        words[w + 3].find_first_not_of("0123456789") == std::string::npos &&
+        words[w + 3].size() < 10) {
+      secs_value = std::stoll(words[w + 3]);
+    }
+    if (h < 0 || s < 0 || secs_value < 0) {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    if (cls == "pubsub") {
+      hard = h;
+      soft = s;
+      secs = secs_value;
+    }
+  }
+  if (hard >= 0) {
+    pubsub_buffer_hard.store(hard);
+    pubsub_buffer_soft.store(soft);
+    pubsub_buffer_soft_seconds.store(secs);
+  }
+  return "";
 }
 
 void Config::add(std::string name, Entry e) { entries_.emplace(std::move(name), std::move(e)); }
@@ -185,7 +259,7 @@ void Config::add_enum(std::string name, std::string& v, std::vector<std::string>
                                return v;
                              },
                              [this, &v, allowed](std::string_view s) -> std::string {
-                               std::string l = lower(s);
+                               std::string l = ascii_lower(s);
                                for (const auto& a : allowed) {
                                  if (a == l) {
                                    std::lock_guard<std::mutex> lock(strings_mutex_);
@@ -203,7 +277,7 @@ void Config::add_enum(std::string name, std::string& v, std::vector<std::string>
 }
 
 std::string Config::get_string(std::string_view name) const {
-  auto it = entries_.find(lower(name));
+  auto it = entries_.find(ascii_lower(name));
   return it == entries_.end() ? std::string() : it->second.get();
 }
 
@@ -237,7 +311,7 @@ void Config::set_loglevel_hook(std::function<void(const std::string&)> hook) {
 }
 
 std::string Config::set(std::string_view name, std::string_view value, bool at_startup) {
-  auto it = entries_.find(lower(name));
+  auto it = entries_.find(ascii_lower(name));
   if (it == entries_.end()) {
     return "unknown option";
   }
@@ -247,7 +321,7 @@ std::string Config::set(std::string_view name, std::string_view value, bool at_s
   return it->second.set(value);
 }
 
-bool Config::exists(std::string_view name) const { return entries_.count(lower(name)) > 0; }
+bool Config::exists(std::string_view name) const { return entries_.count(ascii_lower(name)) > 0; }
 
 std::vector<std::pair<std::string, std::string>> Config::get_matching(
     std::string_view pattern) const {

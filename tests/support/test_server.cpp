@@ -19,6 +19,22 @@ TestServer::TestServer(size_t shards, int64_t start_ms) : now_ms_(start_ms) {
   session_.info = std::make_shared<ClientInfo>();
   session_.info->id = engine_->clients().next_id();
   session_.authenticated = true;
+  // Pub/sub deliveries for this session are collected for pushes().
+  auto sub = std::make_shared<PubSubClient>();
+  sub->id = session_.info->id;
+  sub->io = contexts_[0].get();
+  sub->deliver = [this](const PubSubMessage& m) { pushes_.push_back(m); };
+  session_.pubsub = std::move(sub);
+}
+
+std::vector<PubSubMessage> TestServer::pushes() {
+  for (auto& io : contexts_) {
+    io->restart();
+    io->poll();
+  }
+  std::vector<PubSubMessage> out;
+  out.swap(pushes_);
+  return out;
 }
 
 std::string TestServer::run(const std::vector<std::string>& argv) {
@@ -61,6 +77,8 @@ size_t TestServer::expire_cycle(size_t max) {
   size_t n = 0;
   for (size_t i = 0; i < engine_->shard_count(); ++i) {
     n += engine_->shard(i).keyspace().expire_due(now_ms_, max);
+    // Inventory holds: the same hook the shard's expiry timer runs.
+    n += engine_->shard(i).expire_holds(now_ms_, max).value_or(0);
   }
   return n;
 }

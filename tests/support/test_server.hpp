@@ -26,9 +26,14 @@ class TestServer {
   std::string run3(const std::vector<std::string>& argv);
 
   void advance(int64_t ms);             // moves the manual clock
-  size_t expire_cycle(size_t max = 1000000);  // runs active expiry on every shard
+  // Runs active expiry on every shard: keys, then inventory holds (expiry and retention
+  // purge). Returns keys deleted plus hold wheel entries fired.
+  size_t expire_cycle(size_t max = 1000000);
   int64_t now() const { return now_ms_; }
   Engine& engine() { return *engine_; }
+  // Runs the posted work (pub/sub deliveries, blocked-client serving) and returns the
+  // messages delivered to this session since the last call.
+  std::vector<PubSubMessage> pushes();
   Config& config() { return config_; }
   ClientSession& session() { return session_; }
 
@@ -38,6 +43,7 @@ class TestServer {
   std::vector<std::unique_ptr<asio::io_context>> contexts_;
   std::unique_ptr<Engine> engine_;
   ClientSession session_;
+  std::vector<PubSubMessage> pushes_;
 };
 
 // RESP helpers for assertions.

@@ -10,8 +10,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "hotkv/shard/pubsub.hpp"
 
 namespace hotkv {
 
@@ -29,6 +32,10 @@ struct ClientInfo {
   std::atomic<uint64_t> output_buffer{0};
   // Posts a close to the owning thread; set by the connection, called by CLIENT KILL.
   std::function<void()> kill;
+  // Posts an unblock to the owning thread (CLIENT UNBLOCK; error: reply -UNBLOCKED instead of
+  // the timeout reply). Meaningful while `blocked` is set.
+  std::function<void(bool error)> unblock;
+  std::atomic<bool> blocked{false};
   // Guarded by ClientRegistry's mutex.
   std::string name;
   std::string lib_name;
@@ -40,6 +47,11 @@ enum class ReplyMode { kOn, kOff, kSkip };
 
 struct ClientSession {
   std::shared_ptr<ClientInfo> info;
+  // Pub/sub: this connection as the hub knows it, and what it is subscribed to.
+  std::shared_ptr<PubSubClient> pubsub;
+  std::set<std::string, std::less<>> channels;
+  std::set<std::string, std::less<>> patterns;
+  size_t subscriptions() const { return channels.size() + patterns.size(); }
   int resp = 2;
   bool authenticated = false;
   ReplyMode reply_mode = ReplyMode::kOn;

@@ -13,6 +13,7 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/op_effects.hpp"
 
 namespace hotkv {
 
@@ -53,10 +54,37 @@ struct CommandContext {
   // The key's current value and deadline (or its deletion, if it no longer exists).
   void log_put(std::string_view key);
   void log_del(std::string_view key);
+  // An operation on the aggregate value under key, with concrete arguments (op_effects.hpp).
+  void log_op(std::string_view key, OpCode op, std::span<const std::string_view> args);
+  bool logging(std::string_view key);
   // The key's deadline is now at_ms (kNoExpiry: it has none).
   void log_expire(std::string_view key, int64_t at_ms);
   // Every key of `s` is gone (FLUSHALL logs this on each shard).
   void log_flush(Shard& s);
+  // Keyspace notification (notify-keyspace-events): publishes `event` for `key` if the
+  // class `type_flag` (a NotifyFlag) is enabled. Call after mutating, like the log.
+  void notify(uint32_t type_flag, std::string_view event, std::string_view key);
+
+  // Blocking commands (XREAD/XREADGROUP BLOCK). block_request is non-null when this
+  // execution may block (not inside MULTI or a script): a handler with nothing to return
+  // calls block() instead of replying, with the arguments to re-run when a key it waits on
+  // changes (e.g. XREAD's "$" resolved to the concrete last id). woken is true on such a
+  // re-run; a handler that replies nothing again stays blocked. On timeout the client gets
+  // a null reply.
+  struct BlockRequest {
+    bool requested = false;
+    int64_t timeout_ms = 0;  // 0: forever
+    std::vector<std::string> argv;
+  };
+  BlockRequest* block_request = nullptr;
+  bool woken = false;
+  bool can_block() const { return block_request != nullptr; }
+  void block(int64_t timeout_ms, std::vector<std::string> rerun_argv) {
+    block_request->requested = true;
+    block_request->timeout_ms = timeout_ms;
+    block_request->argv = std::move(rerun_argv);
+  }
+
   // Shards whose logs received effects during a multi-shard command (only those are parked,
   // so only those may be touched when the records are closed).
   std::vector<size_t> logged_shards;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hotkv/commands/client_session.hpp"
+#include "hotkv/commands/context.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/engine.hpp"
@@ -40,8 +41,11 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
 
 // Runs the handler on `shard` (or, with multi_shard, with all involved shards parked) and
 // records statistics.
+// `block` (optional) lets a blocking command ask to wait instead of replying; `woken` marks a
+// re-run of a blocked command (see CommandContext).
 void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
-                     ReplyWriter& reply);
+                     ReplyWriter& reply, CommandContext::BlockRequest* block = nullptr,
+                     bool woken = false);
 
 }  // namespace hotkv

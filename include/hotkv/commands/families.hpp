@@ -11,5 +11,9 @@ void register_keys(Table& t);     // generic key commands
 void register_expire(Table& t);   // TTLs
 void register_persistence(Table& t);  // BGREWRITEAOF, SAVE, BGSAVE, LASTSAVE
 void register_connection(Table& t);  // HELLO, AUTH, CLIENT, SELECT, QUIT, RESET
+void register_streams(Table& t);  // streams, consumer groups and XINFO
+void register_pubsub(Table& t);      // SUBSCRIBE, PUBLISH, PUBSUB, ...
+void register_ratelimit(Table& t);  // GCRA.LIMIT and CL.THROTTLE
+void register_inventory(Table& t);  // INV.*: stock items, holds, carts and audit
 
 }  // namespace hotkv

@@ -15,7 +15,12 @@
 namespace hotkv {
 
 struct CommandContext;
+class Engine;
 using Handler = void (*)(CommandContext&);
+// Run by every Engine once its shards exist, for families whose state needs engine-side
+// machinery (the inventory installs its hold expiry on each shard). Registered next to the
+// family's commands, so there is still one place that lists what a family brings.
+using EngineInit = void (*)(Engine&);
 // Fills `out` with the argument indexes that are keys (for commands whose keys no
 // first/last/step triple can describe).
 using KeyFinder = void (*)(std::span<const std::string_view> argv, std::vector<size_t>& out);
@@ -70,6 +75,9 @@ class Table {
   const CommandSpec* find(std::string_view name) const;
   const std::vector<CommandSpec>& all() const { return commands_; }
   size_t size() const { return commands_.size(); }
+  // Called at start-up only, from a family's register function.
+  void add_engine_init(EngineInit init) { engine_inits_.push_back(init); }
+  const std::vector<EngineInit>& engine_inits() const { return engine_inits_; }
 
   // Appends the indexes of argv that are keys. Returns false if the declared key positions
   // do not fit the arguments (which arity checking normally prevents).
@@ -78,6 +86,7 @@ class Table {
 
  private:
   std::vector<CommandSpec> commands_;
+  std::vector<EngineInit> engine_inits_;
   // Transparent hashing so lookups by string_view do not allocate.
   struct NameHash {
     using is_transparent = void;

@@ -6,15 +6,19 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 
 #include "hotkv/commands/client_session.hpp"
 #include "hotkv/net/input_buffer.hpp"
+#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/resp/parser.hpp"
+#include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/util/log.hpp"
 
@@ -54,6 +58,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> flush_remote();
   asio::awaitable<bool> write_output();
 
+  // Blocking commands (connection_blocking.cpp): runs the command; if it asks to block,
+  // waits (without reading further input) until it is served, times out, is unblocked or the
+  // client goes away. Returns the reply ("" if the client is gone).
+  asio::awaitable<std::string> run_blocking(const CommandSpec& spec, Route route);
+  // Asks whoever owns the blocked client to complete it with `kind` (owner thread of the
+  // in-place shard, or directly for several-shard clients). Connection's thread.
+  void cancel_block(WakeKind kind);
+  // Watches the socket while blocked so a client that disconnects is noticed at once.
+  void watch_disconnect();
+
+  // Pub/sub messages arriving on this thread (connection_pubsub.cpp): queued behind the
+  // replies already produced and written at once if the connection is idle, without
+  // disturbing a write the coroutine has in flight.
+  void deliver_push(const PubSubMessage& m);
+  void flush_pushes();
+  void start_push_write();
+  // client-output-buffer-limit pubsub: false (and the connection closes) when over it.
+  bool within_pubsub_limits();
+
   asio::ip::tcp::socket socket_;
   Engine& engine_;
   size_t shard_;
@@ -67,6 +90,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;
   size_t remote_shard_ = 0;
   std::vector<RemoteCommand> remote_batch_;
+  std::shared_ptr<BlockedClient> blocked_;
+  std::optional<WakeResult> wake_result_;
+  asio::steady_timer block_timer_;
+  // Output shared with pushes: out_ is written by the coroutine (coro_sending_ while its
+  // async write is in flight, when pushes go to deferred_ instead); a push written while the
+  // coroutine is idle moves out_ to inflight_ (push_sending_), and the coroutine waits on
+  // drain_timer_ before its own next write.
+  std::string deferred_;
+  std::string inflight_;
+  bool coro_sending_ = false;
+  bool push_sending_ = false;
+  asio::steady_timer drain_timer_;
+  int64_t soft_limit_since_ms_ = 0;
   bool closing_ = false;
   bool shutting_down_ = false;
   bool reading_ = false;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,11 @@ enum class EffectKind : uint8_t {
   kDel = 2,     // key no longer exists
   kExpire = 3,  // key's deadline is now at_ms (-1: no deadline)
   kFlush = 4,   // every key of this shard is gone
+  // An operation on an aggregate value (a stream entry added, a consumer group's pending
+  // entry moved...) with concrete arguments: ids, absolute times, counts. The op code names
+  // the operation; shard/op_effects.hpp applies it. Aggregates are never logged whole per
+  // write.
+  kOp = 5,
 };
 
 struct Effect {
@@ -26,6 +32,8 @@ struct Effect {
   int64_t integer = 0;
   std::string str;
   int64_t at_ms = -1;
+  uint16_t op = 0;                // kOp only
+  std::vector<std::string> args;  // kOp only
 };
 
 struct Record {
@@ -48,6 +56,7 @@ class RecordEncoder {
   void add_del(std::string_view key);
   void add_expire(std::string_view key, int64_t at_ms);
   void add_flush();
+  void add_op(std::string_view key, uint16_t op, std::span<const std::string_view> args);
   uint32_t count() const { return count_; }
   bool is_open() const { return open_; }
   // Patches the frame; the record is then complete in the buffer.

@@ -29,6 +29,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "hotkv/commands/client_session.hpp"
+#include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/config.hpp"
@@ -45,6 +46,7 @@ struct ServerStats {
   std::atomic<uint64_t> atomic_operations{0};  // cross-shard run_atomic calls
   std::atomic<int64_t> ops_per_sec{0};
   std::atomic<int64_t> lastsave_unix{0};
+  std::atomic<int64_t> blocked_clients{0};  // clients waiting in XREAD/XREADGROUP BLOCK
 };
 
 class Engine {
@@ -60,10 +62,21 @@ class Engine {
   const Table& table() const { return table_; }
   ClientRegistry& clients() { return clients_; }
   ServerStats& stats() { return stats_; }
+  PubSubHub& pubsub() { return pubsub_; }
+  // Publishes a keyspace notification (notify-keyspace-events) if its class is enabled and
+  // anybody listens. Any thread.
+  void notify_keyspace_event(uint32_t type_flag, std::string_view event, std::string_view key);
   int64_t start_unix_ms() const { return start_unix_ms_; }
+  // True if some client may be blocked on keys (writes then check the shards' registries).
+  bool any_blocked() const { return stats_.blocked_clients.load(std::memory_order_relaxed) > 0; }
   // The time commands see. Tests point it at a manual clock so time only moves when they say.
   int64_t now_ms() const { return manual_clock_ != nullptr ? *manual_clock_ : unix_ms(); }
-  void use_manual_clock(const int64_t* now_ms) { manual_clock_ = now_ms; }
+  void use_manual_clock(const int64_t* now_ms) {
+    manual_clock_ = now_ms;
+    for (auto& s : shards_) {
+      s->use_manual_clock(now_ms);  // active expiry follows the same clock
+    }
+  }
 
   // True while the data set is being loaded: only commands flagged kLoading run.
   bool loading() const { return loading_.load(std::memory_order_acquire); }
@@ -149,6 +162,7 @@ class Engine {
   std::vector<std::unique_ptr<Shard>> shards_;
   ClientRegistry clients_;
   ServerStats stats_;
+  PubSubHub pubsub_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
   std::atomic<bool> loading_{false};

@@ -57,8 +57,30 @@ class Keyspace {
   size_t expiry_backlog(int64_t now_ms) const { return wheel_.due_backlog(now_ms); }
   std::optional<int64_t> next_deadline_hint() const { return wheel_.next_deadline_hint(); }
 
+  // Inventory holds (types/inventory.hpp) have deadlines of their own inside an item: a hold
+  // expires, and a settled hold's record is purged, without the key expiring. They live in a
+  // second wheel whose entries name (item key, hold id). Cancellation is lazy, as for keys:
+  // whoever handles a fired entry checks the hold's current state and deadline (a deleted,
+  // replaced or renamed item, or an extended hold, leaves stale entries that are ignored).
+  // Schedules one entry and arms the owner's timer through the schedule hook.
+  void schedule_hold(std::string_view key, std::string_view hold_id, int64_t at_ms);
+  // Fires hold entries whose deadline <= now_ms, at most max_items, calling
+  // fn(std::string_view key, std::string_view hold_id) in deadline order; returns how many
+  // fired. fn may schedule new entries but must not clear the keyspace.
+  template <class F>
+  size_t advance_holds(int64_t now_ms, size_t max_items, F&& fn);
+  size_t hold_backlog(int64_t now_ms) const { return holds_wheel_.due_backlog(now_ms); }
+  size_t hold_entries() const { return holds_wheel_.size(); }
+  std::optional<int64_t> next_hold_deadline_hint() const {
+    return holds_wheel_.next_deadline_hint();
+  }
+
   // Called with every newly scheduled deadline so the owner can arm its timer.
   void set_schedule_hook(std::function<void(int64_t)> hook) { on_schedule_ = std::move(hook); }
+  // Called with every key deleted because its deadline passed (keyspace notifications).
+  void set_expired_hook(std::function<void(std::string_view)> hook) {
+    on_expired_ = std::move(hook);
+  }
 
   KeyspaceStats& stats() { return stats_; }
   const KeyspaceStats& stats() const { return stats_; }
@@ -70,11 +92,36 @@ class Keyspace {
     stats_.expires.store(expires_, std::memory_order_relaxed);
   }
 
+  // Schedules the pending deadlines of an inventory item stored under key (put: RENAME and
+  // COPY bring an item's holds to a new key name).
+  void schedule_item(std::string_view key, const Value& v);
+
   Dict<Value> dict_;
   TimingWheel wheel_;
+  TimingWheel holds_wheel_;
   size_t expires_ = 0;
   KeyspaceStats stats_;
   std::function<void(int64_t)> on_schedule_;
+  std::function<void(std::string_view)> on_expired_;
 };
+
+// A hold entry's wheel key: the item key's length (4 bytes, little-endian), the item key, then
+// the hold id, so any bytes may appear in either.
+template <class F>
+size_t Keyspace::advance_holds(int64_t now_ms, size_t max_items, F&& fn) {
+  return holds_wheel_.advance(now_ms, max_items, [&](std::string_view entry, int64_t) {
+    if (entry.size() < 4) {
+      return;
+    }
+    uint32_t len = 0;
+    for (int i = 3; i >= 0; --i) {
+      len = (len << 8) | static_cast<unsigned char>(entry[static_cast<size_t>(i)]);
+    }
+    if (entry.size() - 4 < len) {
+      return;
+    }
+    fn(entry.substr(4, len), entry.substr(4 + len));
+  });
+}
 
 }  // namespace hotkv

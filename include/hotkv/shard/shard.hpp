@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <asio/awaitable.hpp>
@@ -14,6 +15,7 @@
 #include <asio/steady_timer.hpp>
 
 #include "hotkv/persist/shard_log.hpp"
+#include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/keyspace.hpp"
 #include "hotkv/shard/shard_lock.hpp"
 
@@ -37,6 +39,8 @@ class Shard {
   Keyspace& keyspace() { return keyspace_; }
   ShardLog& log() { return log_; }
   ShardLock& lock() { return lock_; }
+  // Clients blocked on this shard's keys (owner thread, or a coordinator while parked).
+  BlockingRegistry& blocking() { return blocking_; }
   CommandStat& command_stat(size_t command_id) { return command_stats_[command_id]; }
   std::atomic<uint64_t>& commands_processed() { return commands_processed_; }
   // Bytes read from and written to this thread's clients (per shard, so threads never contend
@@ -57,6 +61,22 @@ class Shard {
   // Stops the expiry timer (shutdown).
   void stop();
 
+  // Inventory holds (Keyspace::schedule_hold): the commands layer, which knows what expiring
+  // a hold means (the transition, its log effect, notifications), installs the handler at
+  // engine start-up (Table::engine_inits). It fires due hold entries at now_ms, at most
+  // max_items, and returns how many fired, or nullopt when holds cannot be handled now (the
+  // data set is still loading: an expiry must be logged after what is being replayed); the
+  // shard then retries every kHoldRetryMs. Owner thread only.
+  using HoldExpiryHook = std::function<std::optional<size_t>(int64_t now_ms, size_t max_items)>;
+  void set_hold_expiry_hook(HoldExpiryHook hook) { hold_hook_ = std::move(hook); }
+  // One bounded round of hold expiry now (run_expiry does it too; tests call it directly).
+  std::optional<size_t> expire_holds(int64_t now_ms, size_t max_items);
+  static constexpr int64_t kHoldRetryMs = 20;
+
+  // Tests: the time run_expiry and the timer use, instead of the wall clock (the engine's
+  // manual clock; see Engine::use_manual_clock).
+  void use_manual_clock(const int64_t* now_ms) { manual_clock_ = now_ms; }
+
   // Keys deleted per expiry round before yielding to the event loop, so a mass expiry cannot
   // stall the shard's clients.
   static constexpr size_t kExpiryBatch = 2000;
@@ -64,12 +84,14 @@ class Shard {
  private:
   void on_timer();
   void run_group_flush();
+  int64_t now_ms() const;
 
   size_t id_;
   asio::io_context& io_;
   Keyspace keyspace_;
   ShardLog log_;
   ShardLock lock_;
+  BlockingRegistry blocking_;
   std::unique_ptr<CommandStat[]> command_stats_;
   std::atomic<uint64_t> commands_processed_{0};
   std::atomic<uint64_t> net_input_bytes_{0};
@@ -79,6 +101,8 @@ class Shard {
   std::vector<std::function<void()>> barrier_waiters_;
   bool flush_posted_ = false;
   bool stopped_ = false;
+  HoldExpiryHook hold_hook_;
+  const int64_t* manual_clock_ = nullptr;
 };
 
 }  // namespace hotkv

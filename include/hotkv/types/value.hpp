@@ -1,9 +1,11 @@
 // The value stored under a key. It knows nothing of RESP: commands translate. Strings that
 // are canonical integers are kept as an int64 so INCR/DECR never round-trip through text;
-// later value types (hashes, streams, inventory) hang off the same struct.
+// aggregate types (streams and inventory items now; hashes, sets later) hang off the same
+// struct.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -11,11 +13,24 @@ namespace hotkv {
 
 inline constexpr int64_t kNoExpiry = -1;
 
-enum class ValueType : uint8_t { kString };
+enum class ValueType : uint8_t { kString, kStream, kInventory };
 
+class Stream;
+class Inventory;
+
+// Move-only: aggregate types own their contents; COPY uses clone().
 class Value {
  public:
-  Value() = default;
+  Value();
+  ~Value();
+  Value(Value&&) noexcept;
+  Value& operator=(Value&&) noexcept;
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+  Value clone() const;
+
+  static Value from_stream(std::unique_ptr<Stream> stream);
+  static Value from_inventory(std::unique_ptr<Inventory> inventory);
   static Value from_string(std::string_view s);
   static Value from_int(int64_t v) {
     Value out;
@@ -25,6 +40,10 @@ class Value {
   }
 
   ValueType type() const { return type_; }
+  // Non-null exactly when type() is kStream.
+  Stream* stream() const { return stream_.get(); }
+  // Non-null exactly when type() is kInventory.
+  Inventory* inventory() const { return inventory_.get(); }
   bool is_int() const { return int_encoded_; }
   int64_t int_value() const { return integer_; }
   // The string bytes; for an integer-encoded value this formats into `scratch`.
@@ -48,12 +67,14 @@ class Value {
 
   // OBJECT ENCODING as Redis names it: "int", "embstr" (<= 44 bytes) or "raw".
   const char* encoding_name() const;
-  size_t memory_bytes() const { return sizeof(Value) + str_.capacity(); }
+  size_t memory_bytes() const;
 
  private:
   int64_t expire_at_ms_ = kNoExpiry;
   int64_t integer_ = 0;
   std::string str_;
+  std::unique_ptr<Stream> stream_;
+  std::unique_ptr<Inventory> inventory_;
   ValueType type_ = ValueType::kString;
   bool int_encoded_ = false;
 };

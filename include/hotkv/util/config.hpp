@@ -33,6 +33,15 @@ class Config {
   std::atomic<int64_t> proto_max_bulk_len{512LL * 1024 * 1024};
   std::atomic<int64_t> max_inline_len{64 * 1024};
   std::atomic<int64_t> client_query_buffer_limit{1024LL * 1024 * 1024};
+  std::atomic<uint32_t> notify_keyspace_events{0};  // NotifyFlag bits (util/notify.hpp)
+  // client-output-buffer-limit pubsub: a subscriber whose unsent output passes `hard`, or
+  // stays above `soft` for `soft_seconds`, is disconnected (Redis's defaults).
+  std::atomic<int64_t> pubsub_buffer_hard{32LL * 1024 * 1024};
+  std::atomic<int64_t> pubsub_buffer_soft{8LL * 1024 * 1024};
+  std::atomic<int64_t> pubsub_buffer_soft_seconds{60};
+  // How long a settled inventory hold (committed, released, expired) stays answerable, so a
+  // late payment webhook hears "expired" rather than "no such hold" (docs/inventory.md).
+  std::atomic<int64_t> inventory_hold_retention_ms{600000};
 
   std::string bind() const;
   std::string requirepass() const;
@@ -66,6 +75,7 @@ class Config {
     bool mutable_at_runtime;
   };
   void add(std::string name, Entry e);
+  std::string set_output_buffer_limits(std::string_view v);
   void add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int64_t max, bool memory,
                bool mutable_at_runtime);
   void add_string(std::string name, std::string& v, bool mutable_at_runtime);

@@ -41,6 +41,15 @@ Effect simple(EffectKind kind, std::string key, int64_t at = -1) {
   return e;
 }
 
+Effect op(std::string key, uint16_t code, std::vector<std::string> args) {
+  Effect e;
+  e.kind = EffectKind::kOp;
+  e.key = std::move(key);
+  e.op = code;
+  e.args = std::move(args);
+  return e;
+}
+
 std::vector<Record> sample_records() {
   Record a;
   a.effects = {put_str("k", "v"), put_str(std::string("bin\0\r\n", 6), std::string(300, 'x'), 1234)};
@@ -51,10 +60,16 @@ std::vector<Record> sample_records() {
   c.parts = 3;
   c.effects = {simple(EffectKind::kDel, "gone"), simple(EffectKind::kExpire, "t", 5000),
                simple(EffectKind::kExpire, "p", -1), simple(EffectKind::kFlush, "")};
-  return {a, b, c};
+  Record d;
+  d.effects = {op("s", 2, {"1700000000000-0", "order", "7781"}), op("s", 1, {}),
+               op("s", 11, {"g", std::string("c\0\n", 3), "5", "1-1", "2"})};
+  return {a, b, c, d};
 }
 
 bool same(const Effect& x, const Effect& y) {
+  if (x.kind == EffectKind::kOp) {
+    return y.kind == EffectKind::kOp && x.key == y.key && x.op == y.op && x.args == y.args;
+  }
   return x.kind == y.kind && x.key == y.key && x.is_int == y.is_int &&
          (x.is_int ? x.integer == y.integer : x.str == y.str) &&
          (x.kind == EffectKind::kDel || x.kind == EffectKind::kFlush || x.at_ms == y.at_ms);

@@ -1,0 +1,34 @@
+// Serving clients blocked on keys (see shard/blocking.hpp for the registry). A write command
+// marks the keys it touched as ready on their owning shard; the shard then re-runs, in
+// arrival order, the blocked commands waiting on each ready key, on its own thread.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "hotkv/shard/blocking.hpp"
+#include "hotkv/shard/engine.hpp"
+
+namespace hotkv {
+
+struct CommandSpec;
+
+// Called by execute_command after a write that did not fail: marks the keys at `key_indexes`
+// of argv (or every waited key, for a whole-keyspace command) as ready on their owning
+// shards and schedules serving there. Cheap when nobody is blocked. Runs on the executing
+// thread, with the owners parked if they are other shards.
+void signal_written_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
+                         Engine& engine, Shard& shard, bool multi_shard);
+
+// Owner thread of `shard`: re-runs the commands blocked on its ready keys.
+void serve_blocked(Engine& engine, Shard& shard);
+
+// Owner thread of `shard`: completes an in-place client (removes it from the registry and
+// cancels its timer). Returns false if it had already been completed.
+bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result);
+
+// The reply a blocked read gets when its timeout passes (a null array, RESP2 or RESP3).
+std::string timeout_reply(int proto);
+
+}  // namespace hotkv

@@ -1,0 +1,106 @@
+// Clients blocked on keys (XREAD/XREADGROUP BLOCK): each shard keeps, per key it owns, the
+// clients waiting for that key in arrival order. A write to such a key marks it ready; the
+// shard then re-runs the waiting commands in order, on its own thread, right after the
+// command that wrote (see commands/blocking.hpp), so whoever blocked first is served first.
+//
+// A client whose keys all live on one shard ("served in place") is registered, woken, timed
+// out and cancelled on that shard's thread only. A client blocked on keys of several shards is
+// registered on each and woken by the first ready key with a retry: its connection re-runs
+// the command through the normal cross-shard path. The atomic state makes every wake, timeout
+// and cancellation complete a client exactly once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <asio/steady_timer.hpp>
+
+namespace hotkv {
+
+struct CommandSpec;
+
+enum class WakeKind {
+  kReply,      // the re-run produced a reply (in `reply`)
+  kRetry,      // several-shard client: a key it waits on changed, run the command again
+  kTimeout,    // the BLOCK timeout passed, or CLIENT UNBLOCK ... TIMEOUT
+  kError,      // CLIENT UNBLOCK ... ERROR
+  kCancelled,  // the client disconnected or the server is shutting down
+};
+
+struct WakeResult {
+  WakeKind kind = WakeKind::kCancelled;
+  std::string reply;
+};
+
+struct BlockedClient {
+  const CommandSpec* spec = nullptr;
+  std::vector<std::string> argv;  // the command to re-run (ids resolved)
+  std::vector<std::string> keys;  // the keys it waits on
+  int proto = 2;
+  bool in_place = true;           // all keys on `shard`; else the several-shard retry mode
+  size_t shard = 0;
+  // Posts the result to the client's own thread. Called at most once (see finish()).
+  std::function<void(WakeResult)> on_wake;
+  std::unique_ptr<asio::steady_timer> timer;
+
+  // True for the one caller that completes the client; every later attempt gets false.
+  bool finish(WakeResult result) {
+    bool expected = false;
+    if (!done.compare_exchange_strong(expected, true)) {
+      return false;
+    }
+    if (timer) {
+      timer->cancel();
+    }
+    on_wake(std::move(result));
+    return true;
+  }
+  bool finished() const { return done.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<bool> done{false};
+};
+
+// One shard's waiters. Owner thread only (or a coordinator while the owner is parked).
+class BlockingRegistry {
+ public:
+  bool empty() const { return by_key_.empty(); }
+  void add(const std::shared_ptr<BlockedClient>& c);
+  // Drops finished clients from the key's list; removes the key when nobody waits on it.
+  void prune(std::string_view key);
+  void remove(const BlockedClient& c);
+
+  // A write touched `key`: if anyone waits on it, remember it as ready. Returns true if the
+  // key became ready (the caller schedules serving).
+  bool signal(std::string_view key);
+  // Every waited-on key is ready (FLUSHALL).
+  bool signal_all();
+  // Takes the ready keys (serving may make new ones ready; they go to the next round).
+  std::vector<std::string> take_ready();
+  // The waiters on key in arrival order, or nullptr.
+  std::deque<std::shared_ptr<BlockedClient>>* waiters(std::string_view key);
+  // Every client still registered (shutdown).
+  std::vector<std::shared_ptr<BlockedClient>> all() const;
+  size_t blocked_count() const;
+
+  bool serve_posted = false;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::deque<std::shared_ptr<BlockedClient>>, Hash,
+                     std::equal_to<>>
+      by_key_;
+  std::vector<std::string> ready_;
+};
+
+}  // namespace hotkv

@@ -1,0 +1,68 @@
+// Effects on aggregate values (streams and inventory items now; hashes, sets later) as they go
+// to the append-only log: EffectKind::kOp records carrying an op code and concrete arguments
+// (ids, absolute times, counts), so replay applies exactly what happened and never re-runs a
+// command. Each family owns a range of op codes and one apply function; encode_value writes
+// any value as effects that recreate it (the rewrite's snapshot, COPY, RENAME).
+//
+// Arguments are strings: ids as "ms-seq", integers in decimal. docs/aof-format.md lists them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "hotkv/persist/record.hpp"
+#include "hotkv/shard/keyspace.hpp"
+
+namespace hotkv {
+
+enum class OpCode : uint16_t {
+  // Streams (1..63), applied by apply_stream_op (stream_effects.cpp).
+  kStreamCreate = 1,      // []: an empty stream under key, if the key is missing
+  kStreamAdd = 2,         // [id, field, value, ...]: append (creating the stream if missing)
+  kStreamDelete = 3,      // [id, ...]: XDEL
+  kStreamTrimBefore = 4,  // [id]: remove every entry with a smaller id (any trim's effect)
+  kStreamSetMeta = 5,     // [last_id, entries_added, max_deleted_id]
+  kGroupCreate = 6,       // [group, last_delivered_id, entries_read]
+  kGroupSetId = 7,        // [group, last_delivered_id, entries_read]
+  kGroupDestroy = 8,      // [group]
+  kConsumerTouch = 9,     // [group, consumer, seen_ms, active_ms]: create or set its times
+  kConsumerDelete = 10,   // [group, consumer]
+  kPelSet = 11,           // [group, consumer, delivery_ms, id, count, id, count, ...]
+  kPelAck = 12,           // [group, id, ...]
+
+  // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
+  // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
+  kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key]
+  kInvReserve = 65,      // [hold, qty, owner, created_ms, expires_ms]: available -> held
+  kInvSettle = 66,       // [hold, state, settled_ms, purge_ms]: commit/release/expiry
+  kInvExtend = 67,       // [hold, expires_ms]
+  kInvSetTotal = 68,     // [total]: restock (available moves with it)
+  kInvRestoreHold = 69,  // [hold, qty, owner, created_ms, expires_ms, state, settled_ms,
+                         //  purge_ms]: rebuilding an item (no sold-out edge)
+};
+
+inline constexpr uint16_t kStreamOpFirst = 1;
+inline constexpr uint16_t kStreamOpLast = 63;
+inline constexpr uint16_t kInventoryOpFirst = 64;
+inline constexpr uint16_t kInventoryOpLast = 127;
+
+// Applies one kOp effect during replay (on the owning shard's thread). Returns false with
+// `error` set if the op code is unknown or its arguments are malformed; ops that find their
+// key missing or of another type are no-ops (a later effect deleted or replaced it).
+bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+
+// Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
+// deletes the key first where it might exist). `checkpoint` is called between effects of a
+// large aggregate so the caller may close the record and open a new one.
+void encode_value(RecordEncoder& enc, std::string_view key, const Value& v, std::string& scratch,
+                  const std::function<void()>& checkpoint);
+void encode_stream(RecordEncoder& enc, std::string_view key, const Value& v,
+                   const std::function<void()>& checkpoint);
+void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
+                      const std::function<void()>& checkpoint);
+
+}  // namespace hotkv

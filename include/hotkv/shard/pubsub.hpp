@@ -1,0 +1,102 @@
+// Publish/subscribe across threads. Subscriptions are few and change rarely; messages are
+// many. The hub keeps, under a reader/writer lock, which clients listen on each channel and
+// pattern; PUBLISH (from any thread) looks the receivers up under the shared lock and appends
+// the deliveries to the receiving thread's outbox. An outbox is drained by one task on its
+// thread, posted when it goes from empty to non-empty, so a burst of messages (100,000
+// "expired" events) costs a handful of posts and, per subscriber, a handful of writes, not one
+// of each per message. Appends happen in publish order, so every subscriber sees one
+// publisher's messages in publish order.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <asio/io_context.hpp>
+
+namespace hotkv {
+
+// A message on its way to one subscriber: "message" (pattern empty) or "pmessage".
+struct PubSubMessage {
+  std::string pattern;  // the matching pattern for pmessage, else empty
+  std::string channel;
+  std::string payload;
+};
+
+// One subscribed connection as the hub sees it. Both functions run on the connection's
+// thread: `deliver` for each message of a drained batch, then `flush` once per batch.
+struct PubSubClient {
+  uint64_t id = 0;
+  asio::io_context* io = nullptr;
+  std::function<void(const PubSubMessage&)> deliver;
+  std::function<void()> flush;
+};
+
+class PubSubHub {
+ public:
+  // Any thread. Returns true if the client was not yet subscribed to it.
+  bool subscribe(std::string_view channel, const std::shared_ptr<PubSubClient>& c);
+  bool unsubscribe(std::string_view channel, uint64_t client_id);
+  bool psubscribe(std::string_view pattern, const std::shared_ptr<PubSubClient>& c);
+  bool punsubscribe(std::string_view pattern, uint64_t client_id);
+
+  // Any thread. Delivers to every subscriber of the channel and of each matching pattern
+  // (asynchronously, on their threads) and returns how many receive it.
+  size_t publish(std::string_view channel, std::string_view payload);
+  // Cheap check for keyspace notifications: nobody listens at all.
+  bool idle() const { return subscriptions_.load(std::memory_order_relaxed) == 0; }
+
+  // PUBSUB CHANNELS / NUMSUB / NUMPAT.
+  std::vector<std::string> channels(std::string_view pattern) const;  // "" = all
+  size_t numsub(std::string_view channel) const;
+  size_t numpat() const;
+  // Clients with at least one subscription (INFO pubsub_clients).
+  size_t client_count() const { return clients_.load(std::memory_order_relaxed); }
+  // The connection tracks its own subscription count and reports 0 <-> 1 transitions.
+  void client_subscribed(bool first) {
+    clients_.fetch_add(first ? 1 : -1, std::memory_order_relaxed);
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using ClientList = std::vector<std::shared_ptr<PubSubClient>>;
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, ClientList, Hash, std::equal_to<>> channels_;
+  std::unordered_map<std::string, ClientList, Hash, std::equal_to<>> patterns_;
+  std::atomic<int64_t> subscriptions_{0};
+  std::atomic<int64_t> clients_{0};
+
+  // Deliveries waiting for their thread.
+  struct Delivery {
+    std::shared_ptr<PubSubClient> client;
+    std::shared_ptr<const PubSubMessage> message;
+  };
+  struct Outbox {
+    asio::io_context* io = nullptr;
+    std::mutex mu;
+    std::vector<Delivery> items;
+    bool drain_posted = false;
+  };
+  Outbox& outbox_for(asio::io_context* io);
+  static void drain(Outbox& box);
+  // One outbox per thread, never removed: looked up without a lock (publishers on every
+  // thread), created under outboxes_mu_.
+  static constexpr size_t kMaxOutboxes = 1024;
+  std::mutex outboxes_mu_;
+  std::array<std::atomic<Outbox*>, kMaxOutboxes> outbox_slots_{};
+  std::atomic<size_t> outbox_count_{0};
+  std::vector<std::unique_ptr<Outbox>> outboxes_;  // owns what outbox_slots_ points to
+};
+
+}  // namespace hotkv

@@ -1,0 +1,12 @@
+// Small text helpers shared across layers.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace hotkv {
+
+// ASCII lower case (command and subcommand names in Redis's error texts).
+std::string ascii_lower(std::string_view s);
+
+}  // namespace hotkv

@@ -1,0 +1,111 @@
+// Serving blocked clients (see blocking.hpp). Redis re-runs the commands of clients blocked on
+// a key after each command that signalled it; so do we, but a posted task runs the re-runs so
+// a handler never re-enters the dispatcher while it is still executing.
+#include "hotkv/commands/blocking.hpp"
+
+#include <string>
+#include <vector>
+
+#include <asio/post.hpp>
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/resp/writer.hpp"
+
+namespace hotkv {
+namespace {
+
+void schedule_serving(Engine& engine, Shard& owner) {
+  BlockingRegistry& reg = owner.blocking();
+  if (reg.serve_posted) {
+    return;
+  }
+  reg.serve_posted = true;
+  Engine* e = &engine;
+  Shard* s = &owner;
+  asio::post(owner.io(), [e, s] { serve_blocked(*e, *s); });
+}
+
+}  // namespace
+
+void signal_written_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
+                         Engine& engine, Shard& shard, bool multi_shard) {
+  if (!engine.any_blocked()) {
+    return;
+  }
+  if ((spec.flags & kAllShards) != 0) {
+    // FLUSHALL and the like: with multi_shard every shard is parked; else there is one shard.
+    size_t n = multi_shard ? engine.shard_count() : 1;
+    for (size_t i = 0; i < n; ++i) {
+      Shard& s = multi_shard ? engine.shard(i) : shard;
+      if (s.blocking().signal_all()) {
+        schedule_serving(engine, s);
+      }
+    }
+    return;
+  }
+  std::vector<size_t> idx;
+  Table::key_indexes(spec, argv, idx);
+  for (size_t i : idx) {
+    Shard& owner = multi_shard ? engine.shard(engine.shard_of(argv[i])) : shard;
+    if (!owner.blocking().empty() && owner.blocking().signal(argv[i])) {
+      schedule_serving(engine, owner);
+    }
+  }
+}
+
+bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result) {
+  if (c.finished()) {
+    return false;
+  }
+  shard.blocking().remove(c);
+  if (c.timer) {
+    c.timer->cancel();
+  }
+  return c.finish(std::move(result));
+}
+
+void serve_blocked(Engine& engine, Shard& shard) {
+  BlockingRegistry& reg = shard.blocking();
+  reg.serve_posted = false;
+  for (const std::string& key : reg.take_ready()) {
+    auto* list = reg.waiters(key);
+    if (list == nullptr) {
+      continue;
+    }
+    // Serving removes clients from the list: walk a copy, in arrival order.
+    std::vector<std::shared_ptr<BlockedClient>> queue(list->begin(), list->end());
+    for (const auto& c : queue) {
+      if (c->finished()) {
+        continue;
+      }
+      if (!c->in_place) {
+        c->finish(WakeResult{WakeKind::kRetry, {}});
+        continue;
+      }
+      std::string out;
+      ReplyWriter w(out, c->proto);
+      CommandContext::BlockRequest again;
+      std::vector<std::string_view> views(c->argv.begin(), c->argv.end());
+      execute_command(*c->spec, views, engine, shard, false, nullptr, w, &again, true);
+      if (again.requested || out.empty()) {
+        continue;  // still nothing for it: it keeps its place in the queue
+      }
+      // The reply leaves this thread only once its log records are written.
+      if (shard.log().needs_flush()) {
+        shard.log().flush();
+      }
+      complete_blocked(shard, *c, WakeResult{WakeKind::kReply, std::move(out)});
+    }
+    reg.prune(key);
+  }
+}
+
+std::string timeout_reply(int proto) {
+  std::string out;
+  ReplyWriter(out, proto).null_array();
+  return out;
+}
+
+}  // namespace hotkv

@@ -1,0 +1,203 @@
+// Helpers shared by the stream family (see stream_helpers.hpp): lookups, id parsing, entry
+// replies, deferred-length replies and the container-command (XGROUP, XINFO) plumbing.
+#include "hotkv/commands/stream_helpers.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/string_helpers.hpp"
+
+namespace hotkv {
+
+bool stream_lookup_or_reply(CommandContext& ctx, std::string_view key, bool read, Stream*& out) {
+  Keyspace& db = ctx.db(key);
+  Value* v = read ? db.find_read(key, ctx.now_ms) : db.find(key, ctx.now_ms);
+  if (v != nullptr && v->type() != ValueType::kStream) {
+    ctx.error(err::kWrongType);
+    return false;
+  }
+  out = v == nullptr ? nullptr : v->stream();
+  return true;
+}
+
+bool parse_id_or_reply(CommandContext& ctx, std::string_view arg, uint64_t missing_seq, bool strict,
+                       StreamId& out) {
+  if (!parse_stream_id(arg, missing_seq, !strict, out)) {
+    ctx.error(err::kStreamBadId);
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Parses a range bound; `exclusive` tells whether it had the "(" prefix.
+bool parse_bound_or_reply(CommandContext& ctx, std::string_view arg, uint64_t missing_seq,
+                          StreamId& out, bool& exclusive) {
+  exclusive = arg.size() > 1 && arg[0] == '(';
+  return parse_id_or_reply(ctx, exclusive ? arg.substr(1) : arg, missing_seq, exclusive, out);
+}
+
+}  // namespace
+
+bool parse_range_start_or_reply(CommandContext& ctx, std::string_view arg, StreamId& out) {
+  bool exclusive = false;
+  if (!parse_bound_or_reply(ctx, arg, 0, out, exclusive)) {
+    return false;
+  }
+  if (exclusive && !out.increment()) {
+    ctx.error(err::kStreamBadStart);
+    return false;
+  }
+  return true;
+}
+
+bool parse_range_end_or_reply(CommandContext& ctx, std::string_view arg, StreamId& out) {
+  bool exclusive = false;
+  if (!parse_bound_or_reply(ctx, arg, UINT64_MAX, out, exclusive)) {
+    return false;
+  }
+  if (exclusive && !out.decrement()) {
+    ctx.error(err::kStreamBadEnd);
+    return false;
+  }
+  return true;
+}
+
+void reply_id(ReplyWriter& w, StreamId id) {
+  std::string text;
+  id.append_to(text);
+  w.bulk(text);
+}
+
+void reply_entry(ReplyWriter& w, StreamId id, std::span<const std::string_view> fields) {
+  w.array(2);
+  reply_id(w, id);
+  w.array(fields.size());
+  for (std::string_view f : fields) {
+    w.bulk(f);
+  }
+}
+
+bool reply_entry_or_nil(ReplyWriter& w, const Stream& s, StreamId id,
+                        std::vector<std::string_view>& scratch) {
+  scratch.clear();
+  if (s.get(id, scratch)) {
+    reply_entry(w, id, scratch);
+    return true;
+  }
+  w.array(2);
+  reply_id(w, id);
+  w.null_array();
+  return false;
+}
+
+size_t reply_range(ReplyWriter& w, const Stream& s, StreamId start, StreamId end, bool reverse,
+                   size_t count) {
+  DeferredReply out(w);
+  size_t n = s.range(start, end, reverse, count,
+                     [&out](StreamId id, std::span<const std::string_view> fields) {
+                       reply_entry(out.writer(), id, fields);
+                       return true;
+                     });
+  out.finish_array(n);
+  return n;
+}
+
+void reply_stream_key(ReplyWriter& w, std::string_view key) {
+  if (w.proto() == 2) {
+    w.array(2);
+  }
+  w.bulk(key);
+}
+
+void DeferredReply::finish_array(size_t n) {
+  out_.array(n);
+  out_.buffer().append(buf_);
+}
+
+void DeferredReply::finish_map(size_t n) {
+  out_.map(n);
+  out_.buffer().append(buf_);
+}
+
+bool stream_has_tombstones_from(const Stream& s, StreamId start) {
+  // As Stream's own lag accounting (Redis after 7.2): any XDEL-ed id at or after start counts.
+  return s.length() > 0 && !s.max_deleted_id().is_zero() && start <= s.max_deleted_id();
+}
+
+std::string nogroup_key_or_group(std::string_view key, std::string_view group) {
+  std::string out = "NOGROUP No such key '";
+  out.append(key).append("' or consumer group '").append(group).append("'");
+  return out;
+}
+
+std::string nogroup_for_key(std::string_view group, std::string_view key) {
+  std::string out = "NOGROUP No such consumer group '";
+  out.append(group).append("' for key name '").append(key).append("'");
+  return out;
+}
+
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// Redis shows at most 128 bytes of a subcommand name in its errors.
+std::string_view clip(std::string_view s) { return s.substr(0, std::min<size_t>(s.size(), 128)); }
+
+}  // namespace
+
+void reply_subcommand_syntax_error(CommandContext& ctx) {
+  std::string msg = "ERR unknown subcommand or wrong number of arguments for '";
+  msg.append(clip(ctx.arg(1))).append("'. Try ").append(upper(ctx.arg(0))).append(" HELP.");
+  ctx.error(msg);
+}
+
+std::optional<size_t> subcommand_or_reply(CommandContext& ctx,
+                                          std::span<const std::pair<const char*, int>> subs) {
+  std::string_view sub = ctx.arg(1);
+  for (size_t i = 0; i < subs.size(); ++i) {
+    if (!strcasecmp_view(sub, subs[i].first)) {
+      continue;
+    }
+    int arity = subs[i].second;
+    auto argc = static_cast<int>(ctx.argc());
+    if ((arity > 0 && argc != arity) || (arity < 0 && argc < -arity)) {
+      ctx.error("ERR wrong number of arguments for '" + lower(ctx.arg(0)) + "|" + lower(sub) +
+                "' command");
+      return std::nullopt;
+    }
+    return i;
+  }
+  std::string msg = "ERR unknown subcommand '";
+  msg.append(clip(sub)).append("'. Try ").append(upper(ctx.arg(0))).append(" HELP.");
+  ctx.error(msg);
+  return std::nullopt;
+}
+
+void reply_help(CommandContext& ctx, std::span<const char* const> lines) {
+  ctx.reply.array(lines.size() + 3);
+  ctx.reply.simple(upper(ctx.arg(0)) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  for (const char* line : lines) {
+    ctx.reply.simple(line);
+  }
+  ctx.reply.simple("HELP");
+  ctx.reply.simple("    Print this help.");
+}
+
+}  // namespace hotkv
