@@ -47,36 +47,19 @@ bool remove_from(Map& map, std::string_view name, uint64_t id) {
 
 }  // namespace
 
-bool PubSubHub::subscribe(std::string_view channel, const std::shared_ptr<PubSubClient>& c) {
+bool PubSubHub::add(ClientMap& map, std::string_view name,
+                    const std::shared_ptr<PubSubClient>& c) {
   std::unique_lock lock(mu_);
-  bool added = add_to(channels_, channel, c);
+  bool added = add_to(map, name, c);
   if (added) {
     subscriptions_.fetch_add(1, std::memory_order_relaxed);
   }
   return added;
 }
 
-bool PubSubHub::unsubscribe(std::string_view channel, uint64_t client_id) {
+bool PubSubHub::remove(ClientMap& map, std::string_view name, uint64_t client_id) {
   std::unique_lock lock(mu_);
-  bool removed = remove_from(channels_, channel, client_id);
-  if (removed) {
-    subscriptions_.fetch_sub(1, std::memory_order_relaxed);
-  }
-  return removed;
-}
-
-bool PubSubHub::psubscribe(std::string_view pattern, const std::shared_ptr<PubSubClient>& c) {
-  std::unique_lock lock(mu_);
-  bool added = add_to(patterns_, pattern, c);
-  if (added) {
-    subscriptions_.fetch_add(1, std::memory_order_relaxed);
-  }
-  return added;
-}
-
-bool PubSubHub::punsubscribe(std::string_view pattern, uint64_t client_id) {
-  std::unique_lock lock(mu_);
-  bool removed = remove_from(patterns_, pattern, client_id);
+  bool removed = remove_from(map, name, client_id);
   if (removed) {
     subscriptions_.fetch_sub(1, std::memory_order_relaxed);
   }

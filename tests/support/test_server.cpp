@@ -83,10 +83,51 @@ size_t TestServer::expire_cycle(size_t max) {
   return n;
 }
 
-std::string bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+namespace {
+
+// "<type><n>\r\n". Built by appending: GCC 12 reports a false -Wrestrict on chains of
+// string operator+ once they are inlined.
+std::string header(char type, size_t n) {
+  std::string out(1, type);
+  out.append(std::to_string(n)).append("\r\n");
+  return out;
 }
 
-std::string integer(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
+}  // namespace
+
+std::string bulk(const std::string& s) {
+  std::string out = header('$', s.size());
+  out.append(s).append("\r\n");
+  return out;
+}
+
+std::string integer(int64_t v) {
+  std::string out(1, ':');
+  out.append(std::to_string(v)).append("\r\n");
+  return out;
+}
+
+std::string arr(std::initializer_list<std::string> items) {
+  std::string out = header('*', items.size());
+  for (const auto& i : items) {
+    out.append(i);
+  }
+  return out;
+}
+
+std::string ent(const std::string& id, std::initializer_list<std::string> fields) {
+  std::string out = "*2\r\n";
+  out.append(bulk(id)).append(header('*', fields.size()));
+  for (const auto& f : fields) {
+    out.append(bulk(f));
+  }
+  return out;
+}
+
+std::string error(const std::string& text) {
+  std::string out(1, '-');
+  out.append(text).append("\r\n");
+  return out;
+}
 
 }  // namespace hotkv::test

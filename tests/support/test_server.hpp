@@ -4,6 +4,7 @@
 // coordinator uses (all shards are local here).
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,5 +52,12 @@ std::string bulk(const std::string& s);
 std::string integer(int64_t v);
 inline const std::string kOk = "+OK\r\n";
 inline const std::string kNil = "$-1\r\n";
+inline const std::string kNilArray = "*-1\r\n";
+// An array of already-encoded replies.
+std::string arr(std::initializer_list<std::string> items);
+// One stream entry as Redis replies it: [id, [field, value, ...]].
+std::string ent(const std::string& id, std::initializer_list<std::string> fields);
+// An error reply: "-<text>\r\n".
+std::string error(const std::string& text);
 
 }  // namespace hotkv::test

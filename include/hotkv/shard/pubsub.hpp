@@ -43,10 +43,18 @@ struct PubSubClient {
 class PubSubHub {
  public:
   // Any thread. Returns true if the client was not yet subscribed to it.
-  bool subscribe(std::string_view channel, const std::shared_ptr<PubSubClient>& c);
-  bool unsubscribe(std::string_view channel, uint64_t client_id);
-  bool psubscribe(std::string_view pattern, const std::shared_ptr<PubSubClient>& c);
-  bool punsubscribe(std::string_view pattern, uint64_t client_id);
+  bool subscribe(std::string_view channel, const std::shared_ptr<PubSubClient>& c) {
+    return add(channels_, channel, c);
+  }
+  bool unsubscribe(std::string_view channel, uint64_t client_id) {
+    return remove(channels_, channel, client_id);
+  }
+  bool psubscribe(std::string_view pattern, const std::shared_ptr<PubSubClient>& c) {
+    return add(patterns_, pattern, c);
+  }
+  bool punsubscribe(std::string_view pattern, uint64_t client_id) {
+    return remove(patterns_, pattern, client_id);
+  }
 
   // Any thread. Delivers to every subscriber of the channel and of each matching pattern
   // (asynchronously, on their threads) and returns how many receive it.
@@ -71,9 +79,12 @@ class PubSubHub {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   using ClientList = std::vector<std::shared_ptr<PubSubClient>>;
+  using ClientMap = std::unordered_map<std::string, ClientList, Hash, std::equal_to<>>;
+  bool add(ClientMap& map, std::string_view name, const std::shared_ptr<PubSubClient>& c);
+  bool remove(ClientMap& map, std::string_view name, uint64_t client_id);
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, ClientList, Hash, std::equal_to<>> channels_;
-  std::unordered_map<std::string, ClientList, Hash, std::equal_to<>> patterns_;
+  ClientMap channels_;
+  ClientMap patterns_;
   std::atomic<int64_t> subscriptions_{0};
   std::atomic<int64_t> clients_{0};
 

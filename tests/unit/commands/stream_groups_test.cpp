@@ -9,6 +9,10 @@
 #include "support/resp_value.hpp"
 #include "support/test_server.hpp"
 
+using hotkv::test::arr;
+using hotkv::test::ent;
+using hotkv::test::error;
+using hotkv::test::kNilArray;
 using hotkv::test::bulk;
 using hotkv::test::integer;
 using hotkv::test::kOk;
@@ -17,26 +21,6 @@ using hotkv::test::Resp;
 using hotkv::test::TestServer;
 
 namespace {
-
-const std::string kNilArray = "*-1\r\n";
-
-std::string arr(std::initializer_list<std::string> items) {
-  std::string out = "*" + std::to_string(items.size()) + "\r\n";
-  for (const auto& i : items) {
-    out += i;
-  }
-  return out;
-}
-
-std::string ent(const std::string& id, std::initializer_list<std::string> fields) {
-  std::string inner = "*" + std::to_string(fields.size()) + "\r\n";
-  for (const auto& f : fields) {
-    inner += bulk(f);
-  }
-  return "*2\r\n" + bulk(id) + inner;
-}
-
-std::string error(const std::string& text) { return "-" + text + "\r\n"; }
 
 // A stream "s" with entries 1-0 .. n-0 (field "n", value the number) and group "g" at 0.
 void setup(TestServer& s, int n) {

@@ -10,6 +10,10 @@
 #include "support/resp_value.hpp"
 #include "support/test_server.hpp"
 
+using hotkv::test::arr;
+using hotkv::test::ent;
+using hotkv::test::error;
+using hotkv::test::kNilArray;
 using hotkv::test::bulk;
 using hotkv::test::integer;
 using hotkv::test::kNil;
@@ -18,27 +22,6 @@ using hotkv::test::parse_resp;
 using hotkv::test::TestServer;
 
 namespace {
-
-const std::string kNilArray = "*-1\r\n";
-
-std::string arr(std::initializer_list<std::string> items) {
-  std::string out = "*" + std::to_string(items.size()) + "\r\n";
-  for (const auto& i : items) {
-    out += i;
-  }
-  return out;
-}
-
-// One stream entry as Redis replies it: [id, [field, value, ...]].
-std::string ent(const std::string& id, std::initializer_list<std::string> fields) {
-  std::string inner = "*" + std::to_string(fields.size()) + "\r\n";
-  for (const auto& f : fields) {
-    inner += bulk(f);
-  }
-  return "*2\r\n" + bulk(id) + inner;
-}
-
-std::string error(const std::string& text) { return "-" + text + "\r\n"; }
 
 void add_ids(TestServer& s, const std::string& key, int from, int to) {
   for (int i = from; i <= to; ++i) {
