@@ -23,6 +23,24 @@
 #                   CPU per delivered message, and PUBLISH calls per second with CPU per call; the
 #                   CPU window runs until the last message arrived.
 #
+# Inventory reserve on one hot item (not in the default list; `reserve-all` runs all eight):
+#   reserve, reserve-p16, reserve-c1000, reserve-c1000-p16            in stock
+#   reserve-soldout, reserve-soldout-p16, reserve-soldout-c1000, reserve-soldout-c1000-p16
+#                   -c 50 or -c 1000, -P 1 or -P 16. hotkv runs its native
+#                   `INV.RESERVE <item> h:__rand_int__ 1 600000`; redis runs the seed's
+#                   check-and-decrement Lua script (GET stock, EXISTS hold, SET hold EX, DECR) as
+#                   `EVALSHA <sha> 2 <stock> hold:__rand_int__ 600`, in database 9 (the holds are
+#                   keys there). In stock: the item is created with 10^12 units, so it never runs
+#                   out; sold out: with 0. Each run uses a fresh item, created before the CPU
+#                   window; after it the units taken are checked (a warning if they are not what
+#                   was asked) and the holds dropped (DEL of the item, FLUSHDB of database 9),
+#                   outside the CPU window. The load generator is hotkv_command_bench
+#                   (bench/tools/command_load.cpp: redis-benchmark's -c/-P/-n loop for one
+#                   custom command, built like the other drivers), on both servers, with
+#                   __rand_int__ a counter so that no hold id repeats: redis-benchmark exits at
+#                   the first error reply, and INV.RESERVE answers -SOLDOUT when sold out and
+#                   -HOLDEXISTS for a repeated random id (-r 10^9 draws ~20 repeats in 200,000).
+#
 # Usage: scripts/bench.sh [options]
 #   --threads N          hotkv --threads (default 1)
 #   --repeats R          runs per case and server (default 1); rps is the median
@@ -32,7 +50,8 @@
 #   --publish-requests N PUBLISH calls in the publish case (default --requests / 10; each is
 #                        delivered 100 times)
 #   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot,
-#                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,publish
+#                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,publish, the reserve
+#                        cases above, or reserve-all for the eight of them
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
@@ -65,6 +84,21 @@ run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
 subscribers=100        # publish case: subscriber connections on one channel
 stream_consumers=4     # xreadgroup case: consumers in the group
 publish_message=0123456789abcdef
+reserve_cases=(reserve reserve-p16 reserve-c1000 reserve-c1000-p16 reserve-soldout
+  reserve-soldout-p16 reserve-soldout-c1000 reserve-soldout-c1000-p16)
+reserve_in_stock=1000000000000 # units of an in-stock item: never runs out during a run
+reserve_db=9                   # redis: the reserve cases' stock and hold keys live here
+# The check-and-decrement script of the redis side (the same as hotkv-sale --style lua):
+# KEYS[1] stock, KEYS[2] hold; ARGV[1] hold TTL in seconds. Units left, -1 sold out, -2 held.
+reserve_lua="local left = tonumber(redis.call('GET', KEYS[1]))
+if left == nil or left < 1 then
+  return -1
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return -2
+end
+redis.call('SET', KEYS[2], ARGV[2] or '1', 'EX', ARGV[1])
+return redis.call('DECR', KEYS[1])"
 
 while (($#)); do
   case $1 in
@@ -80,7 +114,7 @@ while (($#)); do
     --hotkv-cmd) hotkv_cmd=$2; shift 2 ;;
     --no-pin) pin=0; shift ;;
     --aof) aof=$2; shift 2 ;;
-    -h | --help) sed -n '2,45p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -203,6 +237,12 @@ case_args() {
     xreadgroup) n=$stream_entries; kind=xreadgroup; args=() ;;
     publish) n=$publish_requests; kind=publish
       args=(-c 50 -P 1 PUBLISH "$key" "$publish_message") ;;
+    # The reserve cases: run_reserve adds the command, which differs between the servers.
+    reserve | reserve-soldout) n=$requests; kind=reserve; args=(-c 50 -P 1) ;;
+    reserve-p16 | reserve-soldout-p16) n=$pipeline_requests; kind=reserve; args=(-c 50 -P 16) ;;
+    reserve-c1000 | reserve-soldout-c1000) n=$requests; kind=reserve; args=(-c 1000 -P 1) ;;
+    reserve-c1000-p16 | reserve-soldout-c1000-p16) n=$pipeline_requests; kind=reserve
+      args=(-c 1000 -P 16) ;;
     *) echo "bench: unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -223,6 +263,14 @@ case_label() {
     xreadgroup) echo "XREADGROUP+XACK $stream_consumers consumers (entries)" ;;
     publish) echo "PUBLISH -c 50 to $subscribers subs (delivered msgs)" ;;
     publish-calls) echo "PUBLISH -c 50 to $subscribers subs (PUBLISH calls)" ;;
+    reserve) echo "reserve in stock -c 50" ;;
+    reserve-p16) echo "reserve in stock -c 50 -P 16" ;;
+    reserve-c1000) echo "reserve in stock -c 1000" ;;
+    reserve-c1000-p16) echo "reserve in stock -c 1000 -P 16" ;;
+    reserve-soldout) echo "reserve sold out -c 50" ;;
+    reserve-soldout-p16) echo "reserve sold out -c 50 -P 16" ;;
+    reserve-soldout-c1000) echo "reserve sold out -c 1000" ;;
+    reserve-soldout-c1000-p16) echo "reserve sold out -c 1000 -P 16" ;;
   esac
 }
 
@@ -278,8 +326,9 @@ run_xreadgroup() {
 run_publish() {
   local name=$1 c=$2 port=$3 pid=$4 channel=$5 fanout i before after out rps result
   local fanout_out=$workdir/fanout.out
+  : >"$fanout_out" # exists before the first grep, however late the driver starts
   "${client_pin[@]}" "$pubsub_bin" --port "$port" --subscribers "$subscribers" \
-    --channel "$channel" --messages "$n" --time-limit $((run_timeout - 60)) \
+    --channel "$channel" --messages "$n" --time-limit $((run_timeout - 60)) --idle-timeout 10 \
     >"$fanout_out" 2>&1 &
   fanout=$!
   for ((i = 0; i < 100; i++)); do
@@ -315,6 +364,58 @@ run_publish() {
   echo "$result"
 }
 
+# run_command_load NAME CASE PORT PID CLIENTS PIPELINE DB CMD...
+#   -> prints "rps cpu_ticks requests"
+# hotkv_command_bench instead of redis-benchmark, for commands that answer errors; every
+# __rand_int__ is a fresh number (a counter).
+run_command_load() {
+  local name=$1 c=$2 port=$3 pid=$4 clients=$5 pipeline=$6 db=$7 before after out
+  shift 7
+  before=$(cpu_ticks "$pid")
+  if ! out=$(timeout "$run_timeout" "${client_pin[@]}" "$command_bin" --port "$port" \
+      --clients "$clients" --pipeline "$pipeline" --requests "$n" --ids unique --dbnum "$db" \
+      --time-limit $((run_timeout - 60)) -- "$@" 2>&1); then
+    fail_run "$name" "$c" "hotkv_command_bench failed" "$out"
+  fi
+  after=$(cpu_ticks "$pid")
+  printf '%s\n' "$out" | awk -v t=$((after - before)) '/^requests / {
+    for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+    print v["requests_per_sec"], t, v["requests"] }'
+}
+
+# run_reserve NAME CASE PORT PID KEY -> prints "rps cpu_ticks requests"
+# Before the CPU window: a fresh item KEY (hotkv: INV.CREATE; redis: a stock counter in database
+# $reserve_db, and the script loaded). After it: the units taken are checked against the
+# requests, then the holds go.
+run_reserve() {
+  local name=$1 c=$2 port=$3 pid=$4 key=$5 total=$reserve_in_stock db=0 out sha left taken cmd
+  [[ $c == reserve-soldout* ]] && total=0
+  if [[ $name == redis ]]; then
+    db=$reserve_db
+    sha=$(timeout 60 redis-cli -p "$port" SCRIPT LOAD "$reserve_lua")
+    out=$(timeout 60 redis-cli -p "$port" -n "$db" SET "$key" "$total")
+    cmd=(EVALSHA "$sha" 2 "$key" 'hold:__rand_int__' 600)
+  else
+    out=$(timeout 60 redis-cli -p "$port" INV.CREATE "$key" "$total")
+    cmd=(INV.RESERVE "$key" 'h:__rand_int__' 1 600000)
+  fi
+  [[ $out == OK ]] || fail_run "$name" "$c" "could not create the item" "$out"
+  out=$(run_command_load "$name" "$c" "$port" "$pid" "${args[1]}" "${args[3]}" "$db" "${cmd[@]}")
+  if [[ $name == redis ]]; then
+    left=$(timeout 60 redis-cli -p "$port" -n "$db" GET "$key")
+    timeout 300 redis-cli -p "$port" -n "$db" FLUSHDB >/dev/null
+  else
+    left=$(timeout 60 redis-cli -p "$port" INV.GET "$key" | awk 'p == "available" { print; exit }
+      { p = $0 }')
+    timeout 300 redis-cli -p "$port" DEL "$key" >/dev/null
+  fi
+  taken=$((total - left))
+  if ((total == 0 ? taken != 0 : taken != n)); then
+    echo "bench: warning: $name $c: $taken units taken for $n requests" >&2
+  fi
+  echo "$out"
+}
+
 # run_one NAME CASE RUN -> prints "rate cpu_ticks ops [rate2 ops2]"
 run_one() {
   local name=$1 c=$2 run=$3 port pid key
@@ -326,6 +427,7 @@ run_one() {
     redis-benchmark) run_redis_benchmark "$name" "$c" "$port" "$pid" "$key" ;;
     xreadgroup) run_xreadgroup "$name" "$c" "$port" "$pid" "$key" ;;
     publish) run_publish "$name" "$c" "$port" "$pid" "$key" ;;
+    reserve) run_reserve "$name" "$c" "$port" "$pid" "$key" ;;
   esac
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "bench: $name died during $c" >&2
@@ -340,12 +442,24 @@ median() {
 }
 
 IFS=, read -r -a case_list <<<"$cases"
+if [[ ,$cases, == *,reserve-all,* ]]; then
+  expanded=()
+  for c in "${case_list[@]}"; do
+    if [[ $c == reserve-all ]]; then
+      expanded+=("${reserve_cases[@]}")
+    else
+      expanded+=("$c")
+    fi
+  done
+  case_list=("${expanded[@]}")
+fi
 need_tools=()
 for c in "${case_list[@]}"; do
   case_args "$c" # exits on an unknown name before anything starts
   case $kind in
     xreadgroup) need_tools+=(hotkv_stream_bench) ;;
     publish) need_tools+=(hotkv_pubsub_bench) ;;
+    reserve) need_tools+=(hotkv_command_bench) ;;
   esac
 done
 for tool in "${need_tools[@]}"; do
@@ -357,6 +471,7 @@ for tool in "${need_tools[@]}"; do
 done
 stream_bin=$(realpath "$tools_dir/hotkv_stream_bench" 2>/dev/null || true)
 pubsub_bin=$(realpath "$tools_dir/hotkv_pubsub_bench" 2>/dev/null || true)
+command_bin=$(realpath "$tools_dir/hotkv_command_bench" 2>/dev/null || true)
 
 start_server redis "$redis_cmd"
 start_server hotkv "$hotkv_cmd"
@@ -376,6 +491,12 @@ fi
 if [[ ,$cases, == *,publish,* ]]; then
   echo "- publish: $publish_requests PUBLISH calls (-c 50 -P 1, 16-byte message) to" \
     "$subscribers subscribers of one channel"
+fi
+if [[ ,$cases, == *,reserve* ]]; then
+  echo "- reserve: hotkv INV.RESERVE <item> h:__rand_int__ 1 600000; redis EVALSHA of a" \
+    "check-and-decrement script (GET, EXISTS, SET EX, DECR) 2 <stock> hold:__rand_int__ 600 in" \
+    "db $reserve_db; in stock: $reserve_in_stock units, sold out: 0; load from hotkv_command_bench" \
+    "(every hold id new)"
 fi
 echo "- CPU per request = server utime+stime (CLK_TCK $clk_tck) / requests (entries for" \
   "xreadgroup, delivered messages or PUBLISH calls for publish)"

@@ -8,8 +8,9 @@
 // It stops when every subscriber got --messages messages, when nothing arrived for
 // --idle-timeout seconds after the first message, or at --time-limit. Prints one line of
 // `name value` pairs on stdout (delivered, expected, seconds from first to last message,
-// delivered_per_sec, disconnected); errors go to stderr. Exit status 1 when fewer messages than
-// expected arrived or a subscriber was disconnected, 2 on a usage, connection or protocol error.
+// delivered_per_sec, disconnected, min_per_subscriber, max_gap_ms: the longest pause between
+// two arrivals); errors go to stderr. Exit status 1 when fewer messages than expected arrived
+// or a subscriber was disconnected, 2 on a usage, connection or protocol error.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -277,6 +278,7 @@ int main(int argc, char** argv) {
   bool ready = false;
   Clock::time_point first{};
   Clock::time_point last{};
+  Clock::duration max_gap{};  // longest wait between two arrivals: a stalled server shows here
   epoll_event events[kMaxEvents];
   while (Clock::now() < deadline) {
     if (ready && o.messages > 0 && t.messages >= expected) {
@@ -285,13 +287,15 @@ int main(int argc, char** argv) {
     if (t.disconnected == o.subscribers) {
       break;
     }
-    if (t.messages > 0 && Clock::now() - last > idle) {
-      break;
-    }
     int n = epoll_wait(epfd, events, kMaxEvents, 50);
     if (n < 0 && errno != EINTR) {
       std::fprintf(stderr, "pubsub_fanout: epoll_wait: %s\n", std::strerror(errno));
       return 2;
+    }
+    // Idle only when the sockets are empty too: a receiver that was itself descheduled for a
+    // while must still read what arrived meanwhile.
+    if (n <= 0 && t.messages > 0 && Clock::now() - last > idle) {
+      break;
     }
     const int64_t before = t.messages;
     for (int i = 0; i < n; ++i) {
@@ -300,10 +304,13 @@ int main(int argc, char** argv) {
       }
     }
     if (t.messages != before) {
-      last = Clock::now();
+      const auto now = Clock::now();
       if (before == 0) {
-        first = last;
+        first = now;
+      } else {
+        max_gap = std::max(max_gap, now - last);
       }
+      last = now;
     }
     if (!ready && t.subscribed == o.subscribers) {
       ready = true;
@@ -324,10 +331,11 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "delivered %lld expected %lld seconds %.6f delivered_per_sec %.0f disconnected %d "
-      "min_per_subscriber %lld\n",
+      "min_per_subscriber %lld max_gap_ms %.1f\n",
       static_cast<long long>(t.messages), static_cast<long long>(expected), seconds,
       seconds > 0 ? static_cast<double>(t.messages) / seconds : 0.0, t.disconnected,
-      static_cast<long long>(min_per_sub));
+      static_cast<long long>(min_per_sub),
+      std::chrono::duration<double, std::milli>(max_gap).count());
   for (Subscriber& s : subs) {
     if (s.fd >= 0) {
       close(s.fd);

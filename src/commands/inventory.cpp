@@ -43,8 +43,8 @@ bool reserve_allowed_or_reply(CommandContext& ctx, std::string_view key, const I
       ctx.error(hold_exists_error(key, id, effective_state(*inv.find(id, ctx.now_ms), ctx.now_ms)));
       return false;
     case ReserveCheck::kOwnerLimit:
-      ctx.error(owner_limit_error(key, owner, inv.owner_held(owner), qty,
-                                  inv.limits().max_per_owner));
+      ctx.error(
+          owner_limit_error(key, owner, inv.owner_held(owner), qty, inv.limits().max_per_owner));
       return false;
     case ReserveCheck::kSoldOut:
       ctx.error(soldout_error(key, inv.available(), qty));
@@ -106,8 +106,9 @@ void cmd_inv_create(CommandContext& ctx) {
     }
     // Events are appended on the item's shard, in the same step as the transition.
     if (key_slot(events) != key_slot(key)) {
-      ctx.error("ERR the EVENTS stream '" + clip_arg(events) + "' must be in the same hash slot "
-                "as '" + clip_arg(key) + "': give both the same {hash tag}");
+      std::string where = "' must be in the same hash slot as '" + clip_arg(key) + "'";
+      ctx.error("ERR the EVENTS stream '" + clip_arg(events) + where +
+                ": give both the same {hash tag}");
       return;
     }
   }

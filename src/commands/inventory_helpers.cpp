@@ -105,8 +105,8 @@ namespace {
 // one to log, notify and find keyspaces exactly as the commands do.
 void no_handler(CommandContext&) {}
 const CommandSpec& expiry_spec() {
-  static const CommandSpec spec{"INV.EXPIRY", 1, kWrite, no_keys(), no_handler, "inventory",
-                                "",           "",  0};
+  static const CommandSpec spec{"INV.EXPIRY", 1,  kWrite, no_keys(), no_handler,
+                                "inventory",  "", "",     0};
   return spec;
 }
 
@@ -186,8 +186,7 @@ void publish(CommandContext& ctx, std::string_view key, const Inventory& inv, co
 
 }  // namespace
 
-void publish_edges(CommandContext& ctx, std::string_view key, const Inventory& inv,
-                   uint8_t edges) {
+void publish_edges(CommandContext& ctx, std::string_view key, const Inventory& inv, uint8_t edges) {
   if ((edges & kEdgeSoldOut) != 0) {
     publish(ctx, key, inv, "inv.soldout", nullptr);
   }
@@ -256,8 +255,7 @@ void extend_hold(CommandContext& ctx, std::string_view key, Inventory& inv, std:
   publish(ctx, key, inv, "inv.extended", &info);
 }
 
-bool expire_if_due(CommandContext& ctx, std::string_view key, Inventory& inv,
-                   std::string_view id) {
+bool expire_if_due(CommandContext& ctx, std::string_view key, Inventory& inv, std::string_view id) {
   const Hold* h = inv.find_raw(id);
   if (h == nullptr || !Inventory::due(*h, ctx.now_ms)) {
     return false;
@@ -287,25 +285,25 @@ std::optional<size_t> expire_due_holds(Engine& engine, Shard& shard, int64_t now
                      .woken = false,
                      .logged_shards = {}};
   Keyspace& ks = shard.keyspace();
-  size_t fired = ks.advance_holds(now_ms, max_items, [&](std::string_view key,
-                                                         std::string_view id) {
-    Value* v = ks.find(key, now_ms);
-    if (v == nullptr || v->type() != ValueType::kInventory) {
-      return;  // deleted or replaced since: a stale entry
-    }
-    Inventory& inv = *v->inventory();
-    const Hold* h = inv.find_raw(id);
-    if (h == nullptr) {
-      return;
-    }
-    if (Inventory::due(*h, now_ms)) {
-      settle_hold(ctx, key, inv, id, HoldState::kExpired);
-    } else if (h->state != HoldState::kHeld && h->purge_at_ms <= now_ms) {
-      // Not logged: the purge time is in the log already, and replay drops the record the
-      // same way once loaded.
-      inv.purge(id);
-    }
-  });
+  size_t fired =
+      ks.advance_holds(now_ms, max_items, [&](std::string_view key, std::string_view id) {
+        Value* v = ks.find(key, now_ms);
+        if (v == nullptr || v->type() != ValueType::kInventory) {
+          return;  // deleted or replaced since: a stale entry
+        }
+        Inventory& inv = *v->inventory();
+        const Hold* h = inv.find_raw(id);
+        if (h == nullptr) {
+          return;
+        }
+        if (Inventory::due(*h, now_ms)) {
+          settle_hold(ctx, key, inv, id, HoldState::kExpired);
+        } else if (h->state != HoldState::kHeld && h->purge_at_ms <= now_ms) {
+          // Not logged: the purge time is in the log already, and replay drops the record the
+          // same way once loaded.
+          inv.purge(id);
+        }
+      });
   // One record for the batch; written now, since no connection's reply will flush it.
   shard.log().end_record(0, 1);
   if (shard.log().needs_flush()) {
@@ -318,10 +316,9 @@ void install_inventory_expiry(Engine& engine) {
   for (size_t i = 0; i < engine.shard_count(); ++i) {
     Engine* e = &engine;
     Shard* s = &engine.shard(i);
-    s->set_hold_expiry_hook(
-        [e, s](int64_t now_ms, size_t max_items) {
-          return expire_due_holds(*e, *s, now_ms, max_items);
-        });
+    s->set_hold_expiry_hook([e, s](int64_t now_ms, size_t max_items) {
+      return expire_due_holds(*e, *s, now_ms, max_items);
+    });
   }
 }
 

@@ -4,6 +4,8 @@
 // the losing one gets the winner's name as an error (-COMMITTED, -RELEASED, -EXPIRED). A hold
 // whose deadline has passed is expired at that instant even if the timing wheel has not
 // processed it yet: a command that finds it so performs (and logs) the expiry first.
+#include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <vector>
 

@@ -64,8 +64,8 @@ bool apply_create(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
   }
   limits.events_key = a.str(5);
   if (ks.find(e.key, now_ms) == nullptr) {
-    ks.put(e.key, Value::from_inventory(std::make_unique<Inventory>(
-                      total, sold, sold_out != 0, std::move(limits))));
+    ks.put(e.key, Value::from_inventory(
+                      std::make_unique<Inventory>(total, sold, sold_out != 0, std::move(limits))));
   }
   return true;
 }
@@ -78,8 +78,8 @@ bool apply_hold(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a, bool 
       !a.integer(4, h.expires_at_ms)) {
     return false;
   }
-  if (restore && (!a.state(5, h.state) || !a.integer(6, h.settled_at_ms) ||
-                  !a.integer(7, h.purge_at_ms))) {
+  if (restore &&
+      (!a.state(5, h.state) || !a.integer(6, h.settled_at_ms) || !a.integer(7, h.purge_at_ms))) {
     return false;
   }
   h.owner = a.str(2);

@@ -100,7 +100,8 @@ int64_t Inventory::hold_deadline(int64_t now_ms, int64_t ttl_ms) const {
 
 int64_t Inventory::extended_deadline(const Hold& h, int64_t now_ms, int64_t ttl_ms) const {
   int64_t at = now_ms + ttl_ms;
-  if (limits_.max_hold_ms > 0 && h.created_at_ms + limits_.max_hold_ms < at) {
+  // Compared as durations: created + MAXHOLD may not fit in an int64 for a huge MAXHOLD.
+  if (limits_.max_hold_ms > 0 && at - h.created_at_ms > limits_.max_hold_ms) {
     at = h.created_at_ms + limits_.max_hold_ms;
   }
   return at;

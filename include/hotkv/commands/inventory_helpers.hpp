@@ -65,13 +65,11 @@ void settle_hold(CommandContext& ctx, std::string_view key, Inventory& inv, std:
 void extend_hold(CommandContext& ctx, std::string_view key, Inventory& inv, std::string_view id,
                  int64_t at_ms);
 // If the hold under id is live and due, expires it now and returns true.
-bool expire_if_due(CommandContext& ctx, std::string_view key, Inventory& inv,
-                   std::string_view id);
+bool expire_if_due(CommandContext& ctx, std::string_view key, Inventory& inv, std::string_view id);
 // Publishes an item-level event (inv.created, inv.restock) and the edge events.
 void publish_item_event(CommandContext& ctx, std::string_view key, const Inventory& inv,
                         const char* event);
-void publish_edges(CommandContext& ctx, std::string_view key, const Inventory& inv,
-                   uint8_t edges);
+void publish_edges(CommandContext& ctx, std::string_view key, const Inventory& inv, uint8_t edges);
 
 // The timing wheel's side (inventory_holds.cpp): fires up to max_items due hold entries of
 // `shard` at now_ms -- expiring holds whose deadline passed, purging records whose retention

@@ -42,7 +42,7 @@ const char* hold_state_name(HoldState s);
 bool parse_hold_state(std::string_view s, HoldState& out);
 
 struct Hold {
-  std::string owner;           // empty: the hold has no owner
+  std::string owner;  // empty: the hold has no owner
   int64_t qty = 0;
   int64_t created_at_ms = 0;
   int64_t expires_at_ms = 0;   // the deadline (kept as it was once the hold is settled)
@@ -115,8 +115,8 @@ class Inventory {
   //
   // A new live hold: qty units move from available to held. Replaces a settled record with
   // the same id, if any. REQUIRES 0 < qty <= available, and no live hold with this id.
-  uint8_t reserve(std::string_view id, int64_t qty, std::string_view owner,
-                  int64_t created_at_ms, int64_t expires_at_ms);
+  uint8_t reserve(std::string_view id, int64_t qty, std::string_view owner, int64_t created_at_ms,
+                  int64_t expires_at_ms);
   // Ends a live hold: committed (held -> sold) or released/expired (held -> available).
   // REQUIRES a live hold with this id and to != kHeld.
   uint8_t settle(std::string_view id, HoldState to, int64_t settled_at_ms, int64_t purge_at_ms);
@@ -136,8 +136,7 @@ class Inventory {
   // Visits every hold record: fn(const std::string& id, const Hold&).
   template <class F>
   void for_each(F&& fn) const {
-    holds_.for_each(
-        [&](const std::string& id, Hold& h) { fn(id, static_cast<const Hold&>(h)); });
+    holds_.for_each([&](const std::string& id, Hold& h) { fn(id, static_cast<const Hold&>(h)); });
   }
   // One step of a cursor walk over the records (Dict::scan's guarantee: a record present for
   // the whole walk is visited at least once). Start with 0; returns 0 when done.

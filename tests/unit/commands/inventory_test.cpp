@@ -31,6 +31,7 @@ using hotkv::Effect;
 using hotkv::EffectKind;
 using hotkv::OpCode;
 using hotkv::test::bulk;
+using hotkv::test::error;
 using hotkv::test::integer;
 using hotkv::test::kNil;
 using hotkv::test::kOk;
@@ -40,7 +41,6 @@ using hotkv::test::TestServer;
 
 namespace {
 
-std::string error(const std::string& text) { return "-" + text + "\r\n"; }
 
 bool is_error(const std::string& reply, const std::string& code) {
   return reply.rfind("-" + code + " ", 0) == 0;
@@ -151,14 +151,12 @@ std::string snapshot(TestServer& s, const std::string& key, std::vector<std::str
 TEST_CASE("INV.CREATE makes an item and INV.GET reports its counters", "[inventory]") {
   TestServer s;
   REQUIRE(s.run({"INV.CREATE", "sneaker", "500"}) == kOk);
-  CHECK(s.run({"INV.GET", "sneaker"}) == "*10\r\n" + bulk("total") + integer(500) +
-                                             bulk("available") + integer(500) + bulk("held") +
-                                             integer(0) + bulk("sold") + integer(0) +
-                                             bulk("holds") + integer(0));
-  CHECK(s.run3({"INV.GET", "sneaker"}) == "%5\r\n" + bulk("total") + integer(500) +
-                                              bulk("available") + integer(500) + bulk("held") +
-                                              integer(0) + bulk("sold") + integer(0) +
-                                              bulk("holds") + integer(0));
+  CHECK(s.run({"INV.GET", "sneaker"}) ==
+        "*10\r\n" + bulk("total") + integer(500) + bulk("available") + integer(500) + bulk("held") +
+            integer(0) + bulk("sold") + integer(0) + bulk("holds") + integer(0));
+  CHECK(s.run3({"INV.GET", "sneaker"}) ==
+        "%5\r\n" + bulk("total") + integer(500) + bulk("available") + integer(500) + bulk("held") +
+            integer(0) + bulk("sold") + integer(0) + bulk("holds") + integer(0));
   CHECK(s.run({"INV.GET", "missing"}) == kNil);
   CHECK(s.run({"TYPE", "sneaker"}) == "+inventory\r\n");
   CHECK(s.run({"OBJECT", "ENCODING", "sneaker"}) == bulk("inventory"));
@@ -226,8 +224,7 @@ TEST_CASE("INV.RESERVE takes stock into a hold and replies what is left", "[inve
   }
 }
 
-TEST_CASE("INV.RESERVE answers sold out owner limit and existing hold distinctly",
-          "[inventory]") {
+TEST_CASE("INV.RESERVE answers sold out owner limit and existing hold distinctly", "[inventory]") {
   TestServer s;
   REQUIRE(s.run({"INV.CREATE", "item", "3", "MAXPEROWNER", "2"}) == kOk);
   CHECK(s.run({"INV.RESERVE", "item", "a", "2", "1000", "OWNER", "alice"}) == integer(1));
@@ -284,7 +281,8 @@ TEST_CASE("INV.COMMIT and INV.RELEASE are idempotent and name the winner", "[inv
         error("COMMITTED hold 'paid' was already committed"));
   CHECK(s.run({"INV.RELEASE", "item", "gone"}) == integer(1));
   CHECK(s.run({"INV.RELEASE", "item", "gone"}) == integer(0));
-  CHECK(s.run({"INV.COMMIT", "item", "gone"}) == error("RELEASED hold 'gone' was already released"));
+  CHECK(s.run({"INV.COMMIT", "item", "gone"}) ==
+        error("RELEASED hold 'gone' was already released"));
   CHECK(s.run({"INV.COMMIT", "item", "nope"}) == error("NOHOLD no hold 'nope' for 'item'"));
   CHECK(s.run({"INV.RELEASE", "nothing", "x"}) == error("ERR no such key"));
   CHECK(counts(s, "item") == Counts{10, 8, 0, 2, 0});
@@ -306,7 +304,8 @@ TEST_CASE("A commit at the deadline loses to expiry even before the wheel runs",
     s.advance(5000);
     CHECK(s.run({"INV.COMMIT", "item", "h"}) == error("EXPIRED hold 'h' expired before this call"));
     CHECK(counts(s, "item") == Counts{1, 1, 0, 0, 0});
-    CHECK(s.run({"INV.RELEASE", "item", "h"}) == error("EXPIRED hold 'h' expired before this call"));
+    CHECK(s.run({"INV.RELEASE", "item", "h"}) ==
+          error("EXPIRED hold 'h' expired before this call"));
     s.expire_cycle();
     CHECK(counts(s, "item") == Counts{1, 1, 0, 0, 0});
     CHECK(s.run({"INV.AUDIT"}) == "*0\r\n");
@@ -377,8 +376,7 @@ TEST_CASE("No hold expires while the data set is loading", "[inventory]") {
   CHECK(counts(s, "item").available == 1);
 }
 
-TEST_CASE("Settled holds stay answerable for the retention period then are purged",
-          "[inventory]") {
+TEST_CASE("Settled holds stay answerable for the retention period then are purged", "[inventory]") {
   TestServer s;
   CHECK(s.run({"CONFIG", "GET", "inventory-hold-retention-ms"}) ==
         "*2\r\n" + bulk("inventory-hold-retention-ms") + bulk("600000"));
@@ -408,8 +406,7 @@ TEST_CASE("Settled holds stay answerable for the retention period then are purge
   CHECK(counts(s, "item") == Counts{2, 1, 0, 1, 0});
 }
 
-TEST_CASE("INV.EXTEND moves the deadline within MAXHOLD from the hold's creation",
-          "[inventory]") {
+TEST_CASE("INV.EXTEND moves the deadline within MAXHOLD from the hold's creation", "[inventory]") {
   TestServer s;
   REQUIRE(s.run({"INV.CREATE", "item", "5", "MAXHOLD", "10000"}) == kOk);
   REQUIRE(s.run({"INV.RESERVE", "item", "h", "1", "20000"}) == integer(4));
@@ -421,7 +418,8 @@ TEST_CASE("INV.EXTEND moves the deadline within MAXHOLD from the hold's creation
   CHECK(s.expire_cycle() == 1);  // the entry for the shortened deadline is stale
   CHECK(state_of(s, "item", "h") == "held");
   s.advance(5000);
-  CHECK(s.run({"INV.EXTEND", "item", "h", "1000"}) == error("EXPIRED hold 'h' expired before this call"));
+  CHECK(s.run({"INV.EXTEND", "item", "h", "1000"}) ==
+        error("EXPIRED hold 'h' expired before this call"));
   CHECK(counts(s, "item") == Counts{5, 5, 0, 0, 0});
   CHECK(s.run({"INV.EXTEND", "item", "h", "0"}) ==
         error("ERR invalid expire time in 'inv.extend' command"));
@@ -501,7 +499,8 @@ TEST_CASE("INV.RESTOCK changes the total but never below held plus sold", "[inve
   CHECK(s.run({"INV.RESTOCK", "item", "0"}) == integer(6));
   CHECK(s.run({"INV.RESTOCK", "item", "9223372036854775807"}) ==
         error("ERR increment or decrement would overflow"));
-  CHECK(s.run({"INV.RESTOCK", "item", "x"}) == error("ERR value is not an integer or out of range"));
+  CHECK(s.run({"INV.RESTOCK", "item", "x"}) ==
+        error("ERR value is not an integer or out of range"));
   CHECK(s.run({"INV.RESTOCK", "missing", "1"}) == error("ERR no such key"));
   CHECK(counts(s, "item") == Counts{6, 0, 4, 2, 1});
 }
@@ -608,8 +607,8 @@ TEST_CASE("INV.AUDIT is empty for healthy items and names every violation", "[in
   e.op = static_cast<uint16_t>(OpCode::kInvReserve);
   e.args = {"h2", "1", "eve", std::to_string(s.now()), std::to_string(s.now() + 1000)};
   std::string err;
-  REQUIRE(hotkv::apply_op_effect(s.engine().shard(s.engine().shard_of("a")).keyspace(), e,
-                                 s.now(), err));
+  REQUIRE(hotkv::apply_op_effect(s.engine().shard(s.engine().shard_of("a")).keyspace(), e, s.now(),
+                                 err));
   std::string expected = "*1\r\n" + bulk("'a': owner 'eve' holds 3, above MAXPEROWNER 2");
   CHECK(s.run({"INV.AUDIT"}) == expected);
   CHECK(s.run({"INV.AUDIT", "a"}) == expected);
@@ -705,8 +704,7 @@ TEST_CASE("Transitions publish keyspace notifications of class d", "[inventory]"
                                          "inv.backinstock", "inv.restock"});
 }
 
-TEST_CASE("An EVENTS stream receives every transition and wakes blocked readers",
-          "[inventory]") {
+TEST_CASE("An EVENTS stream receives every transition and wakes blocked readers", "[inventory]") {
   TestServer s;
   REQUIRE(s.run({"INV.CREATE", "{shoe}stock", "1", "OWNERS", "x"}) == error("ERR syntax error"));
   REQUIRE(s.run({"INV.CREATE", "{shoe}stock", "1", "EVENTS", "{shoe}events"}) == kOk);
@@ -737,9 +735,9 @@ TEST_CASE("An EVENTS stream receives every transition and wakes blocked readers"
   for (const auto& entry : all.items) {
     events.push_back(entry.at(1)["event"].str);
   }
-  CHECK(events == std::vector<std::string>{"inv.created", "inv.held", "inv.soldout",
-                                           "inv.released", "inv.backinstock", "inv.held",
-                                           "inv.soldout", "inv.expired", "inv.backinstock"});
+  CHECK(events == std::vector<std::string>{"inv.created", "inv.held", "inv.soldout", "inv.released",
+                                           "inv.backinstock", "inv.held", "inv.soldout",
+                                           "inv.expired", "inv.backinstock"});
   const Resp& held = all.at(1).at(1);
   CHECK(held["item"].str == "{shoe}stock");
   CHECK(held["hold"].str == "o1");
@@ -765,8 +763,8 @@ TEST_CASE("encode_value then replay rebuilds an identical item", "[inventory]") 
   for (int i = 0; i < 600; ++i) {
     std::string id = "h" + std::to_string(i);
     holds.push_back(id);
-    std::string r = a.run({"INV.RESERVE", "item", id, "1", std::to_string(1000 + i),
-                           "OWNER", "o" + std::to_string(i % 250)});
+    std::string r = a.run({"INV.RESERVE", "item", id, "1", std::to_string(1000 + i), "OWNER",
+                           "o" + std::to_string(i % 250)});
     REQUIRE((r[0] == ':' || is_error(r, "SOLDOUT")));
   }
   REQUIRE(a.run({"INV.COMMIT", "item", "h1"}) == integer(1));
@@ -873,8 +871,7 @@ TEST_CASE("Holds whose deadline passed while the server was down expire after lo
   CHECK(c.run({"INV.HOLD", "item", "short"}) == kNil);
 }
 
-TEST_CASE("apply_inventory_op rejects malformed effects and skips missing keys",
-          "[inventory]") {
+TEST_CASE("apply_inventory_op rejects malformed effects and skips missing keys", "[inventory]") {
   TestServer s;
   hotkv::Keyspace& ks = s.engine().shard(0).keyspace();
   auto op = [&](OpCode code, std::vector<std::string> args, std::string key = "item") {
@@ -913,12 +910,11 @@ TEST_CASE("apply_inventory_op rejects malformed effects and skips missing keys",
   CHECK(counts(s, "item") == Counts{2, 0, 0, 2, 0});
 }
 
-TEST_CASE("Every inventory command is in the inventory group with the right flags",
-          "[inventory]") {
+TEST_CASE("Every inventory command is in the inventory group with the right flags", "[inventory]") {
   const hotkv::Table& t = hotkv::command_table();
-  for (const char* name : {"INV.CREATE", "INV.GET", "INV.RESTOCK", "INV.RESERVE", "INV.MRESERVE",
-                           "INV.COMMIT", "INV.RELEASE", "INV.EXTEND", "INV.HOLD", "INV.HOLDS",
-                           "INV.AUDIT"}) {
+  for (const char* name :
+       {"INV.CREATE", "INV.GET", "INV.RESTOCK", "INV.RESERVE", "INV.MRESERVE", "INV.COMMIT",
+        "INV.RELEASE", "INV.EXTEND", "INV.HOLD", "INV.HOLDS", "INV.AUDIT"}) {
     const hotkv::CommandSpec* spec = t.find(name);
     REQUIRE(spec != nullptr);
     CHECK(spec->group == "inventory");

@@ -4,6 +4,7 @@
 // clone, audit, and the invariant available + held + sold == total after random sequences.
 #include "hotkv/types/inventory.hpp"
 
+#include <cstdint>
 #include <map>
 #include <random>
 #include <string>
@@ -143,8 +144,7 @@ TEST_CASE("Owner limits count only the owner's live holds", "[inventory]") {
   CHECK(audit(inv).empty());
 }
 
-TEST_CASE("MAXHOLD caps a new hold's TTL and extensions from the hold's creation",
-          "[inventory]") {
+TEST_CASE("MAXHOLD caps a new hold's TTL and extensions from the hold's creation", "[inventory]") {
   Inventory inv(10, 0, false, limits(0, 1000));
   CHECK(inv.hold_deadline(kT0, 500) == kT0 + 500);
   CHECK(inv.hold_deadline(kT0, 5000) == kT0 + 1000);
@@ -154,6 +154,9 @@ TEST_CASE("MAXHOLD caps a new hold's TTL and extensions from the hold's creation
   CHECK(inv.extended_deadline(*h, kT0 + 800, 600) == kT0 + 1000);
   Inventory unlimited(10, 0, false, {});
   CHECK(unlimited.hold_deadline(kT0, 5000) == kT0 + 5000);
+  Inventory huge(10, 0, false, limits(0, INT64_MAX));
+  huge.reserve("h", 1, "", kT0, huge.hold_deadline(kT0, 100));
+  CHECK(huge.extended_deadline(*huge.find("h", kT0), kT0 + 50, 1000) == kT0 + 1050);
 }
 
 TEST_CASE("Restock during holds keeps the invariant and never goes below held plus sold",
@@ -185,8 +188,7 @@ TEST_CASE("Sold out fires at zero and back in stock only at the threshold", "[in
   for (int round = 0; round < 3; ++round) {
     CHECK(inv.settle("h" + std::to_string(round), HoldState::kReleased, kT0, kT0) ==
           hotkv::kEdgeNone);
-    CHECK(inv.reserve("again" + std::to_string(round), 1, "", kT0, kT0 + 100) ==
-          hotkv::kEdgeNone);
+    CHECK(inv.reserve("again" + std::to_string(round), 1, "", kT0, kT0 + 100) == hotkv::kEdgeNone);
   }
   for (int i = 10; i < 14; ++i) {
     CHECK(inv.settle("h" + std::to_string(i), HoldState::kExpired, kT0, kT0) == hotkv::kEdgeNone);
