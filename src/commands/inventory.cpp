@@ -289,7 +289,9 @@ void audit_item(std::string_view key, const Inventory& inv, std::vector<std::str
   std::vector<std::string> found;
   inv.audit(found);
   for (auto& text : found) {
-    out.push_back("'" + std::string(key) + "': " + text);
+    std::string line = "'";
+    line.append(key).append("': ").append(text);
+    out.push_back(std::move(line));
   }
 }
 

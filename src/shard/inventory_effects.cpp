@@ -16,32 +16,9 @@
 namespace hotkv {
 namespace {
 
-// Checked access to an effect's arguments; the first failure becomes the error text.
-class InvArgs {
- public:
-  InvArgs(const Effect& e, std::string& error) : args_(e.args), error_(error) {}
-  const std::string& str(size_t i) const { return args_[i]; }
-  bool integer(size_t i, int64_t& out) {
-    auto v = parse_int64(args_[i]);
-    if (!v) {
-      return fail("bad integer '" + args_[i] + "'");
-    }
-    out = *v;
-    return true;
-  }
-  bool state(size_t i, HoldState& out) {
-    return parse_hold_state(args_[i], out) || fail("bad hold state '" + args_[i] + "'");
-  }
-  bool exactly(size_t n) { return args_.size() == n || fail("wrong number of arguments"); }
-  bool fail(std::string text) {
-    error_ = std::move(text);
-    return false;
-  }
-
- private:
-  const std::vector<std::string>& args_;
-  std::string& error_;
-};
+bool hold_state_arg(OpArgReader& a, size_t i, HoldState& out) {
+  return parse_hold_state(a.str(i), out) || a.fail("bad hold state '" + a.str(i) + "'");
+}
 
 // The item under key, or nullptr if the key is missing or holds another type (then the effect
 // is a no-op: a later effect deleted or replaced it).
@@ -50,7 +27,7 @@ Inventory* existing_item(Keyspace& ks, const Effect& e, int64_t now_ms) {
   return v != nullptr && v->type() == ValueType::kInventory ? v->inventory() : nullptr;
 }
 
-bool apply_create(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
+bool apply_create(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
   int64_t total = 0;
   int64_t sold = 0;
   int64_t sold_out = 0;
@@ -72,14 +49,14 @@ bool apply_create(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
 
 // kInvReserve [hold, qty, owner, created, expires] and kInvRestoreHold [..., state, settled,
 // purge]: both leave a hold (live, or a settled record for the latter) under its id.
-bool apply_hold(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a, bool restore) {
+bool apply_hold(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a, bool restore) {
   Hold h;
   if (!a.exactly(restore ? 8 : 5) || !a.integer(1, h.qty) || !a.integer(3, h.created_at_ms) ||
       !a.integer(4, h.expires_at_ms)) {
     return false;
   }
   if (restore &&
-      (!a.state(5, h.state) || !a.integer(6, h.settled_at_ms) || !a.integer(7, h.purge_at_ms))) {
+      (!hold_state_arg(a, 5, h.state) || !a.integer(6, h.settled_at_ms) || !a.integer(7, h.purge_at_ms))) {
     return false;
   }
   h.owner = a.str(2);
@@ -107,11 +84,11 @@ bool apply_hold(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a, bool 
   return true;
 }
 
-bool apply_settle(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
+bool apply_settle(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
   HoldState to = HoldState::kHeld;
   int64_t settled = 0;
   int64_t purge = 0;
-  if (!a.exactly(4) || !a.state(1, to) || !a.integer(2, settled) || !a.integer(3, purge)) {
+  if (!a.exactly(4) || !hold_state_arg(a, 1, to) || !a.integer(2, settled) || !a.integer(3, purge)) {
     return false;
   }
   if (to == HoldState::kHeld) {
@@ -130,7 +107,7 @@ bool apply_settle(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
   return true;
 }
 
-bool apply_extend(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
+bool apply_extend(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
   int64_t at = 0;
   if (!a.exactly(2) || !a.integer(1, at)) {
     return false;
@@ -148,7 +125,7 @@ bool apply_extend(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
   return true;
 }
 
-bool apply_set_total(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) {
+bool apply_set_total(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
   int64_t total = 0;
   if (!a.exactly(1) || !a.integer(0, total)) {
     return false;
@@ -167,7 +144,7 @@ bool apply_set_total(Keyspace& ks, const Effect& e, int64_t now_ms, InvArgs& a) 
 }  // namespace
 
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
-  InvArgs a(e, error);
+  OpArgReader a(e, error);
   switch (static_cast<OpCode>(e.op)) {
     case OpCode::kInvCreate:
       return apply_create(ks, e, now_ms, a);

@@ -13,35 +13,6 @@
 namespace hotkv {
 namespace {
 
-// Checked access to an effect's arguments; the first failure is kept as the error text.
-class Args {
- public:
-  Args(const Effect& e, std::string& error) : args_(e.args), error_(error) {}
-  size_t size() const { return args_.size(); }
-  const std::string& str(size_t i) const { return args_[i]; }
-  bool id(size_t i, StreamId& out) {
-    return parse_stream_id(args_[i], 0, false, out) || fail("bad stream id '" + args_[i] + "'");
-  }
-  bool integer(size_t i, int64_t& out) {
-    auto v = parse_int64(args_[i]);
-    if (!v) {
-      return fail("bad integer '" + args_[i] + "'");
-    }
-    out = *v;
-    return true;
-  }
-  bool at_least(size_t n) { return args_.size() >= n || fail("too few arguments"); }
-  bool exactly(size_t n) { return args_.size() == n || fail("wrong number of arguments"); }
-  bool fail(std::string text) {
-    error_ = std::move(text);
-    return false;
-  }
-
- private:
-  const std::vector<std::string>& args_;
-  std::string& error_;
-};
-
 // The stream under key, or nullptr if the key is missing or holds another type.
 Stream* existing_stream(Keyspace& ks, const Effect& e, int64_t now_ms) {
   Value* v = ks.find(e.key, now_ms);
@@ -56,7 +27,7 @@ Stream* stream_or_create(Keyspace& ks, const Effect& e, int64_t now_ms) {
   return v->type() == ValueType::kStream ? v->stream() : nullptr;
 }
 
-bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, Args& a) {
+bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
   StreamId id;
   if (a.size() < 3 || a.size() % 2 == 0) {
     return a.fail("an id and field/value pairs expected");
@@ -76,7 +47,7 @@ bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, Args& a) {
   return true;
 }
 
-bool apply_set_meta(Stream* s, Args& a) {
+bool apply_set_meta(Stream* s, OpArgReader& a) {
   StreamId last;
   int64_t added = 0;
   StreamId max_deleted;
@@ -95,7 +66,7 @@ bool apply_set_meta(Stream* s, Args& a) {
 }
 
 // kGroupCreate and kGroupSetId: [group, last_delivered_id, entries_read].
-bool apply_group_id(Stream* s, Args& a, bool create) {
+bool apply_group_id(Stream* s, OpArgReader& a, bool create) {
   StreamId id;
   int64_t entries_read = 0;
   if (!a.exactly(3) || !a.id(1, id) || !a.integer(2, entries_read)) {
@@ -114,7 +85,7 @@ bool apply_group_id(Stream* s, Args& a, bool create) {
   return true;
 }
 
-bool apply_consumer_touch(Stream* s, Args& a) {
+bool apply_consumer_touch(Stream* s, OpArgReader& a) {
   int64_t seen = 0;
   int64_t active = 0;
   if (!a.exactly(4) || !a.integer(2, seen) || !a.integer(3, active)) {
@@ -129,7 +100,7 @@ bool apply_consumer_touch(Stream* s, Args& a) {
   return true;
 }
 
-bool apply_pel_set(Stream* s, Args& a) {
+bool apply_pel_set(Stream* s, OpArgReader& a) {
   int64_t time = 0;
   if (a.size() < 3 || (a.size() - 3) % 2 != 0) {
     return a.fail("group, consumer, time and id/count pairs expected");
@@ -161,7 +132,7 @@ bool apply_pel_set(Stream* s, Args& a) {
 }
 
 // kStreamDelete [id...] and kPelAck [group, id...]: ids from `first` on.
-bool parse_ids(Args& a, size_t first, std::vector<StreamId>& out) {
+bool parse_ids(OpArgReader& a, size_t first, std::vector<StreamId>& out) {
   for (size_t i = first; i < a.size(); ++i) {
     StreamId id;
     if (!a.id(i, id)) {
@@ -175,7 +146,7 @@ bool parse_ids(Args& a, size_t first, std::vector<StreamId>& out) {
 }  // namespace
 
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
-  Args a(e, error);
+  OpArgReader a(e, error);
   auto op = static_cast<OpCode>(e.op);
   if (op == OpCode::kStreamCreate) {
     stream_or_create(ks, e, now_ms);
