@@ -38,6 +38,25 @@ constexpr const char* kErrNotTat =
 // and a new deadline. Denied requests and COST 0 peeks change nothing and publish nothing.
 constexpr const char* kEvent = "gcra";
 
+// The limit for `count` per `period` (in units of unit_ns) with `burst`; replies the error
+// (rate_error when the emission interval would be under a nanosecond) and returns false if
+// there is none. Shared by GCRA.LIMIT (milliseconds) and CL.THROTTLE (seconds).
+bool make_limit_or_reply(CommandContext& ctx, int64_t period, int64_t unit_ns, int64_t count,
+                         int64_t burst, const char* rate_error, gcra::Limit& limit) {
+  switch (gcra::make_limit(period, unit_ns, count, burst, limit)) {
+    case gcra::Error::kNone:
+      return true;
+    case gcra::Error::kRateTooHigh:
+      ctx.error(rate_error);
+      return false;
+    case gcra::Error::kBadArgument:  // the handlers rule these out before calling
+    case gcra::Error::kOverflow:
+      break;
+  }
+  ctx.error(kErrOverflow);
+  return false;
+}
+
 // Runs one request of `cost` cells against the limiter under key and, if it was allowed with a
 // non-zero cost, stores the new TAT with its deadline (handler steps 2-3). Replies the error
 // and returns false if the key is of the wrong type, holds a non-integer string, or the
@@ -126,16 +145,9 @@ void cmd_gcra_limit(CommandContext& ctx) {
     return;
   }
   gcra::Limit limit;
-  switch (gcra::make_limit(period, gcra::kNanosPerMilli, count, burst, limit)) {
-    case gcra::Error::kNone:
-      break;
-    case gcra::Error::kRateTooHigh:
-      ctx.error(kErrRateTooHigh);
-      return;
-    case gcra::Error::kBadArgument:  // ruled out by the checks above
-    case gcra::Error::kOverflow:
-      ctx.error(kErrOverflow);
-      return;
+  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerMilli, count, burst, kErrRateTooHigh,
+                           limit)) {
+    return;
   }
   gcra::Decision d;
   if (!apply_or_reply(ctx, limit, cost, d)) {
@@ -177,16 +189,9 @@ void cmd_cl_throttle(CommandContext& ctx) {
     return;
   }
   gcra::Limit limit;
-  switch (gcra::make_limit(period, gcra::kNanosPerSecond, count, burst, limit)) {
-    case gcra::Error::kNone:
-      break;
-    case gcra::Error::kRateTooHigh:
-      ctx.error(kErrZeroRate);
-      return;
-    case gcra::Error::kBadArgument:  // ruled out by the checks above
-    case gcra::Error::kOverflow:
-      ctx.error(kErrOverflow);
-      return;
+  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerSecond, count, burst, kErrZeroRate,
+                           limit)) {
+    return;
   }
   gcra::Decision d;
   if (!apply_or_reply(ctx, limit, quantity, d)) {
