@@ -10,8 +10,10 @@ Only the standard library and python3-redis are used: run with /usr/bin/python3.
 """
 
 import argparse
+import glob
 import os
 import resource
+import selectors
 import shutil
 import signal
 import socket
@@ -599,6 +601,117 @@ def run_cases(description, shared_server=True, server_kw=None):
     print("# %d passed, %d failed, %d skipped in %.1fs"
           % (results["PASS"], results["FAIL"], results["SKIP"], time.monotonic() - t_start))
     sys.exit(1 if results["FAIL"] else 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Many connections at once, and a data directory for restarts.
+
+
+class Swarm:
+    """Many non-blocking raw connections driven by one selector (epoll), for races between
+    thousands of real clients. A round sends one payload per connection back to back, then
+    collects a fixed number of one-line replies (integer, simple string or error) from each."""
+
+    def __init__(self, port, n, deadline_s=30.0):
+        self.deadline = time.monotonic() + deadline_s
+        self.socks = []
+        try:
+            for _ in range(n):
+                s = socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT_S)
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.socks.append(s)
+        except BaseException:
+            self.close()
+            raise
+        for s in self.socks:
+            s.setblocking(False)
+
+    def __len__(self):
+        return len(self.socks)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        for s in self.socks:
+            s.close()
+        self.socks = []
+
+    def _send_all(self, s, payload):
+        view = memoryview(payload)
+        while view:
+            try:
+                view = view[s.send(view):]
+            except BlockingIOError:
+                assert time.monotonic() < self.deadline, "send stalled"
+                time.sleep(0.001)
+
+    def round(self, payload, replies_each, only=None):
+        """Sends `payload` (bytes for every connection, or a function of the connection's
+        index returning bytes) on each connection in `only` (default: all), then reads
+        `replies_each` replies from each. Returns {index: [reply, ...]}."""
+        which = list(range(len(self.socks))) if only is None else list(only)
+        for i in which:
+            self._send_all(self.socks[i], payload(i) if callable(payload) else payload)
+        sel = selectors.DefaultSelector()
+        bufs = {}
+        out = {}
+        for i in which:
+            sel.register(self.socks[i], selectors.EVENT_READ, i)
+            bufs[i] = b""
+            out[i] = []
+        pending = len(which)
+        while pending:
+            left = self.deadline - time.monotonic()
+            assert left > 0, "%d connections still waiting for replies" % pending
+            for key, _ in sel.select(timeout=min(1.0, left)):
+                i = key.data
+                chunk = key.fileobj.recv(65536)
+                assert chunk, "connection %d closed by the server" % i
+                bufs[i] += chunk
+                while b"\r\n" in bufs[i] and len(out[i]) < replies_each:
+                    line, bufs[i] = bufs[i].split(b"\r\n", 1)
+                    out[i].append(parse_reply_line(line))
+                if len(out[i]) == replies_each:
+                    assert not bufs[i], "extra bytes on connection %d: %r" % (i, bufs[i])
+                    sel.unregister(key.fileobj)
+                    pending -= 1
+        sel.close()
+        return out
+
+
+def parse_reply_line(line):
+    """One single-line RESP reply: ':' -> int, '+' -> str, '-' -> RespError."""
+    t, rest = line[:1], line[1:]
+    if t == b":":
+        return int(rest)
+    if t == b"+":
+        return rest.decode()
+    if t == b"-":
+        return RespError(rest.decode())
+    raise AssertionError("unexpected reply line %r" % line)
+
+
+class DataDir:
+    """A temporary server directory for the append-only log, removed afterwards."""
+
+    def __init__(self):
+        self.path = tempfile.mkdtemp(prefix="hotkv-aof-")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def args(self, fsync):
+        return ["--appendonly", "yes", "--appendfsync", fsync, "--dir", self.path]
+
+    def log_files(self):
+        return sorted(glob.glob(os.path.join(self.path, "appendonlydir", "*.aof")))
 
 
 # ----------------------------------------------------------------------------------------------

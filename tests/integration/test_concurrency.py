@@ -13,8 +13,6 @@ Run: /usr/bin/python3 test_concurrency.py --server build/hotkv --threads 4   (or
 
 import os
 import random
-import selectors
-import socket
 import sys
 import threading
 import time
@@ -22,75 +20,9 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import case, encode_command, raise_nofile, run_cases, spread_keys  # noqa: E402
+from server import Swarm, case, encode_command, raise_nofile, run_cases, spread_keys  # noqa: E402
 
 CONNECTIONS = 1000
-
-
-class Swarm:
-    """Many non-blocking raw connections driven by one selector: sends a byte string on each
-    and collects a fixed number of integer/simple replies per connection."""
-
-    def __init__(self, port, n, deadline_s=20.0):
-        self.deadline = time.monotonic() + deadline_s
-        self.socks = []
-        for _ in range(n):
-            s = socket.create_connection(("127.0.0.1", port), timeout=10)
-            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self.socks.append(s)
-        for s in self.socks:
-            s.setblocking(False)
-
-    def close(self):
-        for s in self.socks:
-            s.close()
-
-    def round(self, payload, replies_each):
-        """Sends `payload` on every connection back to back, then reads `replies_each` reply
-        lines from each. Returns a list (per connection) of lists of decoded replies."""
-        for s in self.socks:
-            view = memoryview(payload)
-            while view:
-                try:
-                    sent = s.send(view)
-                    view = view[sent:]
-                except BlockingIOError:
-                    assert time.monotonic() < self.deadline, "send stalled"
-                    time.sleep(0.001)
-        sel = selectors.DefaultSelector()
-        bufs = {}
-        out = {}
-        for i, s in enumerate(self.socks):
-            sel.register(s, selectors.EVENT_READ, i)
-            bufs[i] = b""
-            out[i] = []
-        pending = len(self.socks)
-        while pending:
-            left = self.deadline - time.monotonic()
-            assert left > 0, "%d connections still waiting for replies" % pending
-            for key, _ in sel.select(timeout=min(1.0, left)):
-                i = key.data
-                chunk = key.fileobj.recv(65536)
-                assert chunk, "connection %d closed by the server" % i
-                bufs[i] += chunk
-                while b"\r\n" in bufs[i] and len(out[i]) < replies_each:
-                    line, bufs[i] = bufs[i].split(b"\r\n", 1)
-                    out[i].append(parse_line(line))
-                if len(out[i]) == replies_each:
-                    assert not bufs[i], "extra bytes on connection %d: %r" % (i, bufs[i])
-                    sel.unregister(key.fileobj)
-                    pending -= 1
-        sel.close()
-        return [out[i] for i in range(len(self.socks))]
-
-
-def parse_line(line):
-    t, rest = line[:1], line[1:]
-    if t == b":":
-        return int(rest)
-    if t == b"+":
-        return rest.decode()
-    raise AssertionError("unexpected reply line %r" % line)
 
 
 @case
@@ -103,8 +35,8 @@ def thousand_connections_decr_once(t, srv):
     try:
         # Every connection is accepted and registered before the race starts.
         pongs = swarm.round(b"PING\r\n", 1)
-        assert all(p == ["PONG"] for p in pongs)
-        replies = [r[0] for r in swarm.round(encode_command("DECR", "stock"), 1)]
+        assert all(p == ["PONG"] for p in pongs.values())
+        replies = [r[0] for r in swarm.round(encode_command("DECR", "stock"), 1).values()]
     finally:
         swarm.close()
     winners = sorted(v for v in replies if v >= 0)
@@ -124,7 +56,7 @@ def pipelined_decr_from_many_connections(t, srv):
         c.call("SET", "{item:1}:stock", "1000")
     swarm = Swarm(srv.port, 200)
     try:
-        out = swarm.round(encode_command("DECR", "{item:1}:stock") * 10, 10)
+        out = list(swarm.round(encode_command("DECR", "{item:1}:stock") * 10, 10).values())
     finally:
         swarm.close()
     values = sorted(v for per in out for v in per)

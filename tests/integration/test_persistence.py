@@ -11,21 +11,18 @@ Iterations are bounded (HOTKV_CRASH_ITERATIONS, default 20; scripts/crash_test.s
 Run: /usr/bin/python3 test_persistence.py --server build/hotkv --threads 4   (or --kind redis)
 """
 
-import glob
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import ConnectionClosed, RawClient, case, hotkv_only, run_cases, spread_keys  # noqa: E402
+from server import ConnectionClosed, DataDir, RawClient, case, hotkv_only, run_cases, spread_keys  # noqa: E402
 
 import server as harness  # noqa: E402
 
@@ -34,23 +31,6 @@ ITERATIONS = int(os.environ.get("HOTKV_CRASH_ITERATIONS", "20"))
 # effects take well over the harness's usual 10 s.
 harness.READY_TIMEOUT_S = 180
 WRITERS = 8
-
-
-class DataDir:
-    def __init__(self):
-        self.path = tempfile.mkdtemp(prefix="hotkv-aof-")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        shutil.rmtree(self.path, ignore_errors=True)
-
-    def args(self, fsync):
-        return ["--appendonly", "yes", "--appendfsync", fsync, "--dir", self.path]
-
-    def log_files(self):
-        return sorted(glob.glob(os.path.join(self.path, "appendonlydir", "*.aof")))
 
 
 def state(client):
