@@ -7,6 +7,7 @@
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/commands/transactions.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
@@ -184,6 +185,7 @@ void cmd_quit(CommandContext& ctx) {
 
 void cmd_reset(CommandContext& ctx) {
   unsubscribe_all(ctx.engine, *ctx.session);
+  clear_transaction(*ctx.session);
   ctx.session->resp = 2;
   ctx.session->info->resp.store(2, std::memory_order_relaxed);
   ctx.session->reply_mode = ReplyMode::kOn;

@@ -197,9 +197,21 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
   route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
 }
 
+void close_records(Engine& engine, const std::vector<size_t>& shards) {
+  if (shards.empty()) {
+    return;
+  }
+  auto parts = static_cast<uint32_t>(shards.size());
+  uint64_t txn = parts > 1 ? engine.next_txn_id() : 0;
+  for (size_t i : shards) {
+    engine.shard(i).log().end_record(txn, parts);
+  }
+}
+
 void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
-                     ReplyWriter& reply, CommandContext::BlockRequest* block, bool woken) {
+                     ReplyWriter& reply, CommandContext::BlockRequest* block, bool woken,
+                     std::vector<size_t>* open_logs) {
   int64_t start = mono_us();
   CommandContext ctx{.argv = argv,
                      .reply = reply,
@@ -217,14 +229,21 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   spec.handler(ctx);
   // Close this command's log record(s): one record on a single shard, or one part per shard
   // that received effects, all carrying one id so replay applies them all or none.
-  if (!multi_shard) {
-    shard.log().end_record(0, 1);
-  } else if (!ctx.logged_shards.empty()) {
-    auto parts = static_cast<uint32_t>(ctx.logged_shards.size());
-    uint64_t txn = parts > 1 ? engine.next_txn_id() : 0;
-    for (size_t i : ctx.logged_shards) {
-      engine.shard(i).log().end_record(txn, parts);
+  if (open_logs != nullptr) {
+    if (!multi_shard) {
+      if (shard.log().record_open()) {
+        ctx.logged_shards.push_back(shard.id());
+      }
     }
+    for (size_t i : ctx.logged_shards) {
+      if (std::find(open_logs->begin(), open_logs->end(), i) == open_logs->end()) {
+        open_logs->push_back(i);
+      }
+    }
+  } else if (!multi_shard) {
+    shard.log().end_record(0, 1);
+  } else {
+    close_records(engine, ctx.logged_shards);
   }
   int64_t elapsed = mono_us() - start;
   CommandStat& stat = shard.command_stat(spec.id);

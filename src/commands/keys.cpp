@@ -342,6 +342,7 @@ void cmd_flushall(CommandContext& ctx) {
   }
   for_each_visible_shard(ctx, [&ctx](Shard& s) {
     s.keyspace().clear();
+    s.watches().touch_all();
     ctx.log_flush(s);
   });
   ctx.reply.ok();

@@ -280,11 +280,30 @@ asio::awaitable<bool> Connection::process_input() {
       if (!suppress) {
         out_ += rejected;
       }
+      // A command refused while queueing (unknown, arity, auth) dooms the transaction.
+      session_.multi.aborted = session_.multi.active;
       session_.skip_this_reply = false;
       in_.consume(consumed);
       continue;
     }
     session_.info->last_command.store(static_cast<int64_t>(spec->id), std::memory_order_relaxed);
+    if (session_.multi.active) {
+      if (queue_in_multi(*spec)) {
+        in_.consume(consumed);
+        continue;
+      }
+      if (spec->name == "EXEC") {
+        co_await flush_remote();
+        size_t mark = out_.size();
+        out_ += co_await exec_transaction();
+        in_.consume(consumed);
+        if (suppress || was_skip) {
+          out_.resize(mark);
+          session_.skip_this_reply = false;
+        }
+        continue;
+      }
+    }
     route_command(*spec, args_, engine_, shard_, route, key_scratch_);
 
     if (route.kind == RouteKind::kRemote && !suppress && (spec->flags & kBlocking) == 0) {

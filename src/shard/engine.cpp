@@ -106,6 +106,9 @@ void Engine::unlock(const std::vector<size_t>& order) {
 
 void Engine::notify_keyspace_event(uint32_t type_flag, std::string_view event,
                                    std::string_view key) {
+  // Every change to a key is announced here (expiry included), so this is also where WATCH
+  // learns of it; the caller runs on the key's shard (or with it parked).
+  shard(shard_of(key)).watches().touch(key);
   uint32_t flags = config_.notify_keyspace_events.load(std::memory_order_relaxed);
   if ((flags & type_flag) == 0 || pubsub_.idle()) {
     return;

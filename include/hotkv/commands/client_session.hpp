@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hotkv/shard/pubsub.hpp"
+#include "hotkv/shard/watch.hpp"
 
 namespace hotkv {
 
@@ -45,6 +46,20 @@ struct ClientInfo {
 
 enum class ReplyMode { kOn, kOff, kSkip };
 
+struct CommandSpec;
+
+// MULTI ... EXEC: the commands queued so far, with their arguments copied.
+struct QueuedCommand {
+  const CommandSpec* spec = nullptr;
+  std::vector<std::string> args;
+};
+
+struct MultiState {
+  bool active = false;
+  bool aborted = false;  // a queued command was rejected: EXEC answers EXECABORT
+  std::vector<QueuedCommand> queue;
+};
+
 struct ClientSession {
   std::shared_ptr<ClientInfo> info;
   // Pub/sub: this connection as the hub knows it, and what it is subscribed to.
@@ -57,6 +72,9 @@ struct ClientSession {
   ReplyMode reply_mode = ReplyMode::kOn;
   bool skip_this_reply = false;  // CLIENT REPLY SKIP applies to the next command only
   bool close_after_reply = false;
+  MultiState multi;
+  // Set by WATCH; dirty once a watched key changed. Dropped by EXEC, DISCARD, UNWATCH, RESET.
+  std::shared_ptr<WatchFlag> watch;
 };
 
 class ClientRegistry {

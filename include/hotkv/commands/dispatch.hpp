@@ -43,9 +43,16 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
 // records statistics.
 // `block` (optional) lets a blocking command ask to wait instead of replying; `woken` marks a
 // re-run of a blocked command (see CommandContext).
+// `open_logs` (optional, for EXEC and scripts): leave this command's log records open so that
+// several commands form one record per shard, and add the ids of the shards whose records
+// hold effects; the caller closes them with close_records().
 void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
                      ReplyWriter& reply, CommandContext::BlockRequest* block = nullptr,
-                     bool woken = false);
+                     bool woken = false, std::vector<size_t>* open_logs = nullptr);
+
+// Closes the records of `shards` as one operation: a single record, or one part per shard
+// carrying a shared id, so replay applies all of them or none.
+void close_records(Engine& engine, const std::vector<size_t>& shards);
 
 }  // namespace hotkv

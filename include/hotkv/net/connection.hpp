@@ -57,6 +57,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<bool> process_input();
   asio::awaitable<void> flush_remote();
   asio::awaitable<bool> write_output();
+  // Transactions (connection_multi.cpp). Inside MULTI: true if the command was queued (or
+  // refused) here and its reply written to out_; false if it runs now (EXEC, DISCARD, ...).
+  bool queue_in_multi(const CommandSpec& spec);
+  // EXEC: runs the queued commands atomically where their keys live and returns the reply.
+  asio::awaitable<std::string> exec_transaction();
 
   // Blocking commands (connection_blocking.cpp): runs the command; if it asks to block,
   // waits (without reading further input) until it is served, times out, is unblocked or the

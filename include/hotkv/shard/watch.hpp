@@ -1,0 +1,55 @@
+// WATCH: which clients watch which keys of one shard. A write that changes a watched key (any
+// change announced through Engine::notify_keyspace_event, expiry included) or a flush marks the
+// watchers' flags dirty, and their EXEC then answers null. The registry is touched by the
+// shard's own thread on every write, but registered into by WATCH from the client's thread,
+// hence the mutex; with nothing watched (the normal case) a write costs one atomic load.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace hotkv {
+
+// One client's WATCH state: dirty once any key it watches has changed. Shared by the client
+// (which owns it) and the registries of the shards of its keys (which only hold weak pointers,
+// so UNWATCH, EXEC and a disconnect just drop it).
+struct WatchFlag {
+  std::atomic<bool> dirty{false};
+};
+
+class WatchRegistry {
+ public:
+  void add(std::string_view key, const std::shared_ptr<WatchFlag>& flag);
+  // Marks every watcher of `key` dirty and forgets them (a dirty flag stays dirty).
+  void touch(std::string_view key) {
+    if (watched_.load(std::memory_order_acquire) != 0) {
+      touch_slow(key);
+    }
+  }
+  // FLUSHALL: every watcher of every key of this shard.
+  void touch_all();
+  // Keys with at least one registration (possibly of a client that has gone since).
+  size_t watched_keys() const { return watched_.load(std::memory_order_acquire); }
+
+ private:
+  void touch_slow(std::string_view key);
+  void prune_locked();
+
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::vector<std::weak_ptr<WatchFlag>>, Hash, std::equal_to<>>
+      keys_;
+  std::atomic<size_t> watched_{0};
+  size_t adds_since_prune_ = 0;
+};
+
+}  // namespace hotkv

@@ -1,0 +1,107 @@
+// MULTI/EXEC on a connection. Queued commands are only checked (name, arity, auth) when they
+// arrive; EXEC then runs them back to back with nothing else interleaved: on this thread when
+// their keys are all here, on the one shard that owns them all (a single hop, the fast path),
+// or with every involved shard parked (run_atomic) when they span several. Their effects form
+// one log record per shard, closed together, so a crash keeps all of the transaction or none.
+#include <algorithm>
+
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/transactions.hpp"
+#include "hotkv/net/connection.hpp"
+
+namespace hotkv {
+
+bool Connection::queue_in_multi(const CommandSpec& spec) {
+  if (runs_inside_multi(spec)) {
+    return false;
+  }
+  session_.multi.queue.push_back(QueuedCommand{&spec, {args_.begin(), args_.end()}});
+  bool suppress = session_.reply_mode == ReplyMode::kOff || session_.skip_this_reply;
+  if (!suppress) {
+    ReplyWriter(out_, session_.resp).simple("QUEUED");
+  }
+  session_.skip_this_reply = false;
+  return true;
+}
+
+asio::awaitable<std::string> Connection::exec_transaction() {
+  MultiState txn = std::move(session_.multi);
+  std::shared_ptr<WatchFlag> watch = std::move(session_.watch);
+  clear_transaction(session_);
+  int proto = session_.resp;
+  std::string out;
+  if (txn.aborted) {
+    ReplyWriter(out, proto).error(kExecAbort);
+    co_return out;
+  }
+
+  // Which shards the queued commands touch, and whether one needs this client's session.
+  std::vector<size_t> shards;
+  bool needs_home = false;
+  std::vector<std::string_view> views;
+  for (const QueuedCommand& q : txn.queue) {
+    if ((q.spec->flags & kAllShards) != 0) {
+      shards = engine_.all_shards();
+      break;
+    }
+    if ((q.spec->flags & kConnection) != 0) {
+      needs_home = true;
+      continue;
+    }
+    views.assign(q.args.begin(), q.args.end());
+    key_scratch_.clear();
+    Table::key_indexes(*q.spec, views, key_scratch_);
+    for (size_t idx : key_scratch_) {
+      size_t s = engine_.shard_of(views[idx]);
+      if (std::find(shards.begin(), shards.end(), s) == shards.end()) {
+        shards.push_back(s);
+      }
+    }
+  }
+  std::sort(shards.begin(), shards.end());
+
+  Engine* engine = &engine_;
+  ClientSession* session = &session_;
+  auto run = [engine, session, proto, &txn, &watch](size_t exec_shard, bool multi_shard) {
+    std::string replies;
+    ReplyWriter w(replies, proto);
+    // Checked where the commands run, with their shards idle: no write can slip in between.
+    if (watch && watch->dirty.load(std::memory_order_acquire)) {
+      w.null_array();
+      return replies;
+    }
+    w.array(txn.queue.size());
+    std::vector<size_t> logged;
+    std::vector<std::string_view> argv;
+    for (const QueuedCommand& q : txn.queue) {
+      argv.assign(q.args.begin(), q.args.end());
+      ClientSession* s = (q.spec->flags & kConnection) != 0 ? session : nullptr;
+      execute_command(*q.spec, argv, *engine, engine->shard(exec_shard), multi_shard, s, w,
+                      nullptr, false, &logged);
+    }
+    close_records(*engine, logged);
+    // The replies leave only once the whole transaction is written (and synced with always).
+    for (size_t i : logged) {
+      ShardLog& log = engine->shard(i).log();
+      if (log.needs_flush()) {
+        log.flush();
+      }
+    }
+    return replies;
+  };
+
+  size_t home = shard_;
+  if (shards.empty() || (shards.size() == 1 && shards[0] == home)) {
+    out = run(home, false);
+  } else if (shards.size() == 1 && !needs_home) {
+    size_t target = shards[0];
+    auto task = [&run, target] { return run(target, false); };
+    out = co_await engine_.call_on(target, std::move(task));
+  } else {
+    auto task = [&run, home] { return run(home, true); };
+    out = co_await engine_.run_atomic(home, shards, std::move(task));
+  }
+  co_return out;
+}
+
+}  // namespace hotkv

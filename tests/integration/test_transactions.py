@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+"""MULTI/EXEC/DISCARD/WATCH/UNWATCH end to end, with Redis's replies and edge cases.
+
+- Queued commands answer QUEUED; a command refused while queueing (unknown, wrong arity)
+  makes EXEC answer EXECABORT and nothing runs; a runtime error inside EXEC is one error
+  reply among the others and nothing is rolled back.
+- WATCH aborts EXEC (null reply) when a watched key changed: written by another client on
+  any thread, by this client, by expiry, by FLUSHALL; not when UNWATCH came first.
+- A transaction over keys on several shards is atomic: concurrent readers never see half of
+  one; optimistic WATCH/MULTI loops from many threads count exactly.
+- kill -9 under cross-shard transactions: after restart each transaction is all there or
+  not at all.
+
+Every loop is bounded by a count and a deadline.
+
+Run: /usr/bin/python3 test_transactions.py --server build/hotkv --threads 4   (or --kind redis)
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import redis  # noqa: E402
+
+from server import (ConnectionClosed, DataDir, RawClient, RespError, case,  # noqa: E402
+                    expect_error, run_cases, spread_keys)
+
+import server as harness  # noqa: E402
+
+harness.READY_TIMEOUT_S = 120
+
+
+@case
+def queued_commands_run_in_order_on_exec(t, srv):
+    """QUEUED for each command, then one array with every reply in order."""
+    with srv.raw() as c:
+        assert c.call("MULTI") == "OK"
+        assert c.call("SET", "a", "1") == "QUEUED"
+        assert c.call("INCR", "a") == "QUEUED"
+        assert c.call("GET", "a") == "QUEUED"
+        assert c.call("PING") == "QUEUED"
+        assert c.call("EXEC") == ["OK", 2, "2", "PONG"]
+        assert c.call("EXEC") == RespError("ERR EXEC without MULTI")
+        assert c.call("MULTI") == "OK"
+        assert c.call("EXEC") == []
+
+
+@case
+def queueing_errors_abort_and_runtime_errors_do_not_roll_back(t, srv):
+    """EXECABORT after an unknown command or wrong arity; runtime errors stay in the array."""
+    with srv.raw() as c:
+        assert c.call("MULTI") == "OK"
+        assert c.call("SET", "x", "1") == "QUEUED"
+        assert isinstance(c.call("NOSUCHCOMMAND", "x"), RespError)
+        assert c.call("SET", "y", "2") == "QUEUED"
+        expect_error(c.call("EXEC"), "EXECABORT Transaction discarded because of previous errors.")
+        assert c.call("EXISTS", "x", "y") == 0, "an aborted transaction ran"
+        assert c.call("MULTI") == "OK"
+        expect_error(c.call("GET"), "ERR wrong number of arguments for 'get' command")
+        expect_error(c.call("EXEC"), "EXECABORT Transaction discarded because of previous errors.")
+
+        c.call("SET", "s", "text")
+        assert c.call("MULTI") == "OK"
+        assert c.call("SET", "before", "1") == "QUEUED"
+        assert c.call("INCR", "s") == "QUEUED"
+        assert c.call("SET", "after", "2") == "QUEUED"
+        out = c.call("EXEC")
+        assert out[0] == "OK" and out[2] == "OK", out
+        expect_error(out[1], "ERR value is not an integer or out of range")
+        assert c.call("MGET", "before", "after") == ["1", "2"]
+
+
+@case
+def misplaced_transaction_commands_answer_like_redis(t, srv):
+    """Nested MULTI, WATCH inside MULTI, DISCARD/EXEC without MULTI."""
+    with srv.raw() as c:
+        expect_error(c.call("DISCARD"), "ERR DISCARD without MULTI")
+        expect_error(c.call("EXEC"), "ERR EXEC without MULTI")
+        assert c.call("MULTI") == "OK"
+        expect_error(c.call("MULTI"), "ERR MULTI calls can not be nested")
+        expect_error(c.call("WATCH", "k"), "ERR WATCH inside MULTI is not allowed")
+        assert c.call("SET", "k", "v") == "QUEUED"
+        # Neither error dooms the transaction.
+        assert c.call("EXEC") == ["OK"]
+        assert c.call("MULTI") == "OK"
+        assert c.call("SET", "k", "w") == "QUEUED"
+        assert c.call("DISCARD") == "OK"
+        assert c.call("GET", "k") == "v"
+        expect_error(c.call("WATCH"), "ERR wrong number of arguments for 'watch' command")
+        assert c.call("UNWATCH") == "OK"
+
+
+@case
+def watch_aborts_when_another_client_writes(t, srv):
+    """A watched key written by another connection: EXEC replies null and runs nothing."""
+    keys = spread_keys("w:", 4)
+    with srv.raw() as c, srv.raw() as other:
+        c.call("SET", keys[0], "1")
+        assert c.call("WATCH", *keys) == "OK"
+        assert other.call("SET", keys[3], "changed") == "OK"
+        assert c.call("MULTI") == "OK"
+        assert c.call("SET", keys[0], "2") == "QUEUED"
+        assert c.call("EXEC") is None
+        assert c.call("GET", keys[0]) == "1"
+        # EXEC forgot the watch: the next transaction runs.
+        assert c.call("MULTI") == "OK"
+        assert c.call("SET", keys[0], "3") == "QUEUED"
+        assert c.call("EXEC") == ["OK"]
+
+
+@case
+def watch_sees_own_writes_expiry_and_flushall(t, srv):
+    """Changes by the client itself, by expiry and by FLUSHALL abort; reads and UNWATCH don't."""
+    with srv.raw() as c:
+        def attempt(*watch_then):
+            assert c.call("MULTI") == "OK"
+            assert c.call("INCR", "counter") == "QUEUED"
+            return c.call("EXEC")
+
+        c.call("SET", "k", "v")
+        c.call("WATCH", "k")
+        c.call("SET", "k", "mine")
+        assert attempt() is None, "own write must abort"
+
+        c.call("WATCH", "k")
+        c.call("GET", "k")
+        c.call("EXISTS", "k")
+        assert attempt() == [1], "reads must not abort"
+
+        c.call("WATCH", "k")
+        c.call("SET", "k", "again")
+        c.call("UNWATCH")
+        assert attempt() == [2], "UNWATCH forgets"
+
+        c.call("SET", "short", "v", "PX", "50")
+        c.call("WATCH", "short")
+        time.sleep(0.2)
+        assert attempt() is None, "expiry must abort"
+
+        c.call("SET", "k", "v")
+        c.call("WATCH", "k")
+        with srv.raw() as other:
+            other.call("FLUSHALL")
+        assert attempt() is None, "FLUSHALL must abort"
+
+        c.call("WATCH", "missing")
+        assert attempt() == [1], "a watched key that stays missing does not abort"
+        c.call("WATCH", "missing")
+        c.call("SET", "missing", "now")
+        assert attempt() is None, "a watched missing key that appears aborts"
+
+
+@case
+def exec_reply_shapes_in_resp3(t, srv):
+    """RESP3: EXEC is an array of native types; an aborted EXEC is null."""
+    with srv.raw() as c:
+        c.call("HELLO", "3")
+        c.call("SET", "n", "5")
+        assert c.call("MULTI") == "OK"
+        c.call("INCR", "n")
+        c.call("GET", "nope")
+        c.call("XREAD", "BLOCK", "0", "STREAMS", "nostream", "$")
+        assert c.call("EXEC") == [6, None, None], "blocking commands do not block inside MULTI"
+        c.call("WATCH", "n")
+        with srv.raw() as other:
+            other.call("INCR", "n")
+        c.call("MULTI")
+        c.call("INCR", "n")
+        c.send(b"*1\r\n$4\r\nEXEC\r\n")
+        assert c.read_reply_bytes() == b"_\r\n"
+
+
+def optimistic_increments(port, key, n, done, errors):
+    c = redis.Redis(host="127.0.0.1", port=port, socket_timeout=10)
+    try:
+        for _ in range(n):
+            for _attempt in range(10_000):
+                with c.pipeline() as p:
+                    try:
+                        p.watch(key)
+                        v = int(p.get(key) or 0)
+                        p.multi()
+                        p.set(key, v + 1)
+                        p.execute()
+                        done.append(1)
+                        break
+                    except redis.WatchError:
+                        continue
+            else:
+                errors.append("gave up after 10,000 retries")
+                return
+    except Exception as e:  # reported by the case
+        errors.append(repr(e))
+    finally:
+        c.close()
+
+
+@case
+def optimistic_watch_loops_from_many_threads_count_exactly(t, srv):
+    """16 threads x 40 WATCH/GET/MULTI/SET/EXEC increments with retries: exactly 640."""
+    done, errors = [], []
+    threads = [threading.Thread(target=optimistic_increments,
+                                args=(srv.port, "{sale}:counter", 40, done, errors))
+               for _ in range(16)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=60)
+    assert not any(th.is_alive() for th in threads), "threads did not finish"
+    assert not errors, errors[:3]
+    assert len(done) == 640
+    assert srv.client().get("{sale}:counter") == "640"
+
+
+@case
+def cross_shard_transactions_are_atomic_to_readers(t, srv):
+    """Writers MULTI/SET 6 keys on different shards while readers MGET them: never a mix."""
+    keys = spread_keys("tx:", 6)
+    stop = threading.Event()
+    errors = []
+    counts = {"tx": 0, "reads": 0}
+    deadline = time.monotonic() + 2.0
+
+    def writer(w):
+        try:
+            with RawClient(srv.port) as c:
+                for i in range(100_000):
+                    if stop.is_set() or time.monotonic() > deadline:
+                        return
+                    c.call("MULTI")
+                    for k in (keys if w == 0 else keys[::-1]):
+                        c.call("SET", k, "%d:%d" % (w, i))
+                    out = c.call("EXEC")
+                    if out != ["OK"] * len(keys):
+                        errors.append("EXEC replied %r" % (out,))
+                        stop.set()
+                        return
+                    counts["tx"] += 1
+        except Exception as e:
+            errors.append("writer: %r" % e)
+            stop.set()
+
+    def reader():
+        try:
+            with RawClient(srv.port) as c:
+                for _ in range(100_000):
+                    if stop.is_set() or time.monotonic() > deadline:
+                        return
+                    vals = c.call("MGET", *keys)
+                    counts["reads"] += 1
+                    if len(set(vals)) != 1:
+                        errors.append("reader saw half a transaction: %r" % vals)
+                        stop.set()
+                        return
+        except Exception as e:
+            errors.append("reader: %r" % e)
+            stop.set()
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(2)]
+    threads += [threading.Thread(target=reader) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=20)
+    assert not any(th.is_alive() for th in threads), "threads did not finish (deadlock?)"
+    assert not errors, errors[:3]
+    print("    %d transactions, %d reads" % (counts["tx"], counts["reads"]))
+    assert counts["tx"] >= 10 and counts["reads"] >= 10, counts
+
+
+def tx_writer(port, keys, wid, start, stop, acked):
+    try:
+        c = RawClient(port, timeout=10)
+    except OSError:
+        return
+    try:
+        for n in range(start + 1, start + 1_000_000):
+            if stop.is_set():
+                return
+            c.call("MULTI")
+            for k in keys:
+                c.call("INCR", k)
+            c.call("SET", "w:%d" % wid, n)
+            out = c.call("EXEC")
+            if not isinstance(out, list):
+                return
+            acked[wid] = n
+    except (ConnectionClosed, OSError):
+        pass  # the kill
+    finally:
+        c.close()
+
+
+@case
+def kill9_keeps_each_transaction_whole(t, srv):
+    """kill -9 under 4 writers of cross-shard MULTI/EXEC: after restart every key of the
+    transactions holds the same count, and every acknowledged transaction is there."""
+    keys = spread_keys("c:", 4)
+    with DataDir() as d:
+        for round_no in range(3):
+            s = t.server(extra_args=d.args("always"), expect_exit=None).start()
+            stop = threading.Event()
+            acked = [0] * 4
+            with s.raw() as c:
+                base = [int(c.call("GET", "w:%d" % w) or 0) for w in range(4)]
+            threads = [threading.Thread(target=tx_writer, args=(s.port, keys, w, base[w], stop, acked))
+                       for w in range(4)]
+            for th in threads:
+                th.start()
+            time.sleep(0.3 + 0.1 * round_no)
+            os.kill(s.pid(), signal.SIGKILL)
+            stop.set()
+            for th in threads:
+                th.join(timeout=15)
+            s.wait(timeout=10)
+            s.cleanup()
+            s2 = t.server(extra_args=d.args("always")).start()
+            try:
+                with s2.raw() as c:
+                    vals = c.call("MGET", *keys)
+                    assert len(set(vals)) == 1, "half a transaction survived: %r" % vals
+                    per_writer = [int(c.call("GET", "w:%d" % w) or 0) for w in range(4)]
+                    for w in range(4):
+                        if acked[w]:
+                            assert per_writer[w] >= acked[w], (w, per_writer[w], acked[w])
+                    assert int(vals[0] or 0) == sum(per_writer), (vals, per_writer)
+                    assert sum(per_writer) > sum(base) or round_no > 0
+            finally:
+                s2.stop()
+
+
+if __name__ == "__main__":
+    run_cases(__doc__.splitlines()[0])
