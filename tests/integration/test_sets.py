@@ -13,7 +13,8 @@
   (spread_keys), and their atomicity: movers SMOVE members between two sets on different shards
   while readers check that SUNION always sees every member and SINTERCARD never sees one twice.
 - Keyspace events (class s, plus del) in Redis's order.
-- A kill -9 with appendfsync always keeps every set, SPOP's removals and the encodings.
+- A kill -9 with appendfsync always, after a BGREWRITEAOF and more writes, keeps every set,
+  SPOP's removals and the encodings.
 - Misuse gets Redis's exact errors (raw client), WRONGTYPE both ways.
 
 Every loop is bounded by a count and a deadline.
@@ -349,9 +350,20 @@ def keyspace_events(t, srv):
 # Persistence.
 
 
+def wait_rewrite_done(client, deadline_s=30):
+    """Waits (bounded) until INFO persistence reports no rewrite running or scheduled."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        info = client.info("persistence")
+        if info.get("aof_rewrite_in_progress") == 0 and info.get("aof_rewrite_scheduled", 0) == 0:
+            return
+        time.sleep(0.02)
+    raise AssertionError("rewrite still running after %d s" % deadline_s)
+
+
 @case
 def kill9_keeps_sets(t, srv):
-    """appendfsync always, kill -9: members, SPOP's removals, stores and encodings survive."""
+    """appendfsync always, a rewrite, kill -9: members, SPOP's removals, stores, encodings stay."""
     d = tempfile.mkdtemp(prefix="hotkv-sets-")
     args = ["--appendonly", "yes", "--appendfsync", "always", "--dir", d]
     k1, k2, k3 = spread_keys("persist:", 3)
@@ -370,6 +382,11 @@ def kill9_keeps_sets(t, srv):
             r.sadd("shrunk", 1, 2, "x")
             r.srem("shrunk", "x")
             r.sadd("big", *range(600))
+            # Compact the log mid-way: what follows lands after the rewritten base.
+            r.bgrewriteaof()
+            wait_rewrite_done(r)
+            r.spop("big", 50)
+            r.sadd("shrunk", 3)
             r.expire(k2, 1000)
             before = {k: (r.smembers(k), r.object("encoding", k)) for k in keys}
             assert not (before[k1][0] & set(popped))
@@ -381,6 +398,12 @@ def kill9_keeps_sets(t, srv):
         try:
             r = s2.client()
             after = {k: (r.smembers(k), r.object("encoding", k)) for k in keys}
+            if not t.is_hotkv:
+                # Redis 7.0 loads its rewritten base (an RDB preamble) by re-encoding each set,
+                # so a hashtable of a few integers comes back as an intset. HotKV logs the
+                # encoding and keeps it: compared exactly for hotkv only.
+                assert after["shrunk"][1] == "intset", after["shrunk"]
+                after["shrunk"] = (after["shrunk"][0], before["shrunk"][1])
             for k in keys:
                 assert after[k] == before[k], "%s differs after restart" % k
             assert 0 < r.ttl(k2) <= 1000
