@@ -228,3 +228,71 @@ TEST_CASE("apply_set_op rejects malformed effects and leaves other types alone",
   CHECK(op(OpCode::kSetCreate, {"intset"}, "str"));
   CHECK(s.run({"GET", "str"}) == bulk("x"));
 }
+
+TEST_CASE("a cross-shard SMOVE and STORE log one record part per shard under one id",
+          "[sets]") {
+  TestServer a(4);
+  // Two keys on different shards.
+  std::string src = "k0";
+  std::string dst;
+  for (int i = 1; i < 1000 && dst.empty(); ++i) {
+    std::string k = "k" + std::to_string(i);
+    if (a.engine().shard_of(k) != a.engine().shard_of(src)) {
+      dst = k;
+    }
+  }
+  REQUIRE(!dst.empty());
+  REQUIRE(a.run({"SADD", src, "1", "2"}) == integer(2));
+  REQUIRE(a.run({"SADD", dst, "3"}) == integer(1));
+  size_t s_src = a.engine().shard_of(src);
+  size_t s_dst = a.engine().shard_of(dst);
+  int readers[2];
+  size_t shards[2] = {s_src, s_dst};
+  for (int i = 0; i < 2; ++i) {
+    char path[] = "/tmp/hotkv_set_xshard_XXXXXX";
+    int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::unlink(path);
+    readers[i] = ::dup(fd);
+    a.engine().shard(shards[i]).log().attach(fd, 0, hotkv::FsyncPolicy::kNo);
+  }
+  REQUIRE(a.run({"SMOVE", src, dst, "1"}) == integer(1));
+  REQUIRE(a.run({"SUNIONSTORE", src, src, dst}) == integer(3));
+  std::vector<hotkv::Record> records[2];
+  for (int i = 0; i < 2; ++i) {
+    REQUIRE(a.engine().shard(shards[i]).log().flush());
+    std::string log(static_cast<size_t>(::lseek(readers[i], 0, SEEK_END)), '\0');
+    REQUIRE(::pread(readers[i], log.data(), log.size(), 0) == static_cast<ssize_t>(log.size()));
+    ::close(readers[i]);
+    hotkv::RecordDecoder dec(log);
+    hotkv::Record r;
+    while (dec.next(r) == hotkv::DecodeStatus::kOk) {
+      records[i].push_back(r);
+    }
+  }
+  // SMOVE: a kSetRem part on the source's shard and a kSetAdd part on the destination's.
+  REQUIRE(records[0].size() == 2);
+  REQUIRE(records[1].size() == 1);
+  const hotkv::Record& rem = records[0][0];
+  const hotkv::Record& add = records[1][0];
+  CHECK(rem.parts == 2);
+  CHECK(add.parts == 2);
+  CHECK(rem.txn_id != 0);
+  CHECK(rem.txn_id == add.txn_id);
+  REQUIRE(rem.effects.size() == 1);
+  CHECK(rem.effects[0].op == static_cast<uint16_t>(OpCode::kSetRem));
+  CHECK(rem.effects[0].args == std::vector<std::string>{"1"});
+  REQUIRE(add.effects.size() == 1);
+  CHECK(add.effects[0].op == static_cast<uint16_t>(OpCode::kSetAdd));
+  CHECK(add.effects[0].args == std::vector<std::string>{"1"});
+  // SUNIONSTORE only changed the destination's shard: one plain record, delete then rebuild.
+  const hotkv::Record& store = records[0][1];
+  CHECK(store.parts == 1);
+  REQUIRE(store.effects.size() == 3);
+  CHECK(store.effects[0].kind == EffectKind::kDel);
+  CHECK(store.effects[1].op == static_cast<uint16_t>(OpCode::kSetCreate));
+  CHECK(store.effects[2].op == static_cast<uint16_t>(OpCode::kSetAdd));
+  std::vector<std::string> members = store.effects[2].args;
+  std::sort(members.begin(), members.end());
+  CHECK(members == std::vector<std::string>{"1", "2", "3"});
+}
