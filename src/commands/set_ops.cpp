@@ -43,17 +43,13 @@ void for_each_in_intersection(std::vector<const Set*> sets, F&& fn) {
   }
   std::sort(sets.begin(), sets.end(),
             [](const Set* a, const Set* b) { return a->size() < b->size(); });
-  bool go = true;
-  sets[0]->for_each([&](std::string_view m) {
-    if (!go) {
-      return;
-    }
+  sets[0]->for_each_until([&](std::string_view m) {
     for (size_t i = 1; i < sets.size(); ++i) {
       if (!sets[i]->contains(m)) {
-        return;
+        return true;
       }
     }
-    go = fn(m);
+    return fn(m);
   });
 }
 

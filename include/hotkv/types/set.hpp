@@ -57,6 +57,9 @@ class Set {
   // order for a hashtable. fn must not add or remove members.
   template <class F>
   void for_each(F&& fn) const;
+  // As for_each, but stops as soon as fn returns false (SINTERCARD's LIMIT).
+  template <class F>
+  void for_each_until(F&& fn) const;
   std::vector<std::string> members() const;
 
   // A uniformly chosen member. REQUIRES: !empty(). rng is a UniformRandomBitGenerator.
@@ -100,6 +103,29 @@ void Set::for_each(F&& fn) const {
     return;
   }
   table().for_each([&](const std::string& key, Member&) { fn(std::string_view(key)); });
+}
+
+template <class F>
+void Set::for_each_until(F&& fn) const {
+  if (encoding_ == Encoding::kIntset) {
+    char buf[24];
+    for (int64_t v : ints_) {
+      if (!fn(std::string_view(buf, set_detail::format_int(v, buf)))) {
+        return;
+      }
+    }
+    return;
+  }
+  // A full scan of an unchanging table visits every bucket once; it can stop between buckets.
+  bool go = true;
+  uint64_t cursor = 0;
+  do {
+    cursor = table().scan(cursor, [&](const std::string& key, Member&) {
+      if (go) {
+        go = fn(std::string_view(key));
+      }
+    });
+  } while (go && cursor != 0);
 }
 
 template <class Rng>

@@ -26,7 +26,8 @@ using hotkv::test::TestServer;
 
 namespace {
 
-const std::string kWrong = error("WRONGTYPE Operation against a key holding the wrong kind of value");
+const std::string kWrong =
+    error("WRONGTYPE Operation against a key holding the wrong kind of value");
 
 // The strings of an array/set reply, sorted (set replies have no defined order).
 std::vector<std::string> sorted(const std::string& reply) {
@@ -90,7 +91,8 @@ TEST_CASE("SADD SREM SCARD SISMEMBER SMISMEMBER keep a set and delete it once em
   CHECK(s.run({"EXISTS", "s"}) == integer(0));
   CHECK(s.run({"SADD", "s"}) == error("ERR wrong number of arguments for 'sadd' command"));
   CHECK(s.run({"SREM", "s"}) == error("ERR wrong number of arguments for 'srem' command"));
-  CHECK(s.run({"SISMEMBER", "s"}) == error("ERR wrong number of arguments for 'sismember' command"));
+  CHECK(s.run({"SISMEMBER", "s"}) ==
+        error("ERR wrong number of arguments for 'sismember' command"));
   CHECK(s.run({"SMISMEMBER", "s"}) ==
         error("ERR wrong number of arguments for 'smismember' command"));
   CHECK(s.run({"SCARD"}) == error("ERR wrong number of arguments for 'scard' command"));
@@ -360,7 +362,8 @@ TEST_CASE("SINTERCARD counts the intersection up to LIMIT and checks numkeys", "
   CHECK(s.run({"SINTERCARD", "1", "a", "LIMIT", "x"}) == limit);
   CHECK(s.run({"SINTERCARD", "1", "a", "LIMIT"}) == error("ERR syntax error"));
   CHECK(s.run({"SINTERCARD", "1", "a", "FOO", "1"}) == error("ERR syntax error"));
-  CHECK(s.run({"SINTERCARD", "1"}) == error("ERR wrong number of arguments for 'sintercard' command"));
+  CHECK(s.run({"SINTERCARD", "1"}) ==
+        error("ERR wrong number of arguments for 'sintercard' command"));
   const auto& t = hotkv::command_table();
   std::vector<size_t> idx;
   std::vector<std::string_view> argv = {"SINTERCARD", "2", "a", "b", "LIMIT", "1"};
@@ -415,14 +418,14 @@ TEST_CASE("set commands publish Redis's keyspace events", "[sets]") {
   s.run3({"PSUBSCRIBE", "__keyevent@0__:*"});
   REQUIRE(s.run3({"CONFIG", "SET", "notify-keyspace-events", "Esg"}) == kOk);
   s.run3({"SADD", "a", "1", "2"});
-  s.run3({"SADD", "a", "1"});          // nothing added: no event
-  s.run3({"SREM", "a", "9"});          // nothing removed: no event
+  s.run3({"SADD", "a", "1"});  // nothing added: no event
+  s.run3({"SREM", "a", "9"});  // nothing removed: no event
   s.run3({"SREM", "a", "1"});
-  s.run3({"SMOVE", "a", "b", "2"});    // srem a, del a, sadd b
-  s.run3({"SMOVE", "b", "b", "2"});    // same key: no event
+  s.run3({"SMOVE", "a", "b", "2"});  // srem a, del a, sadd b
+  s.run3({"SMOVE", "b", "b", "2"});  // same key: no event
   s.run3({"SADD", "x", "5", "6"});
   s.run3({"SPOP", "x"});
-  s.run3({"SPOP", "x", "1"});          // spop x, del x
+  s.run3({"SPOP", "x", "1"});  // spop x, del x
   s.run3({"SET", "str", "v"});
   s.run3({"SINTERSTORE", "str", "b", "missing"});  // del str
   s.run3({"SINTERSTORE", "d", "b", "b"});
@@ -433,9 +436,9 @@ TEST_CASE("set commands publish Redis's keyspace events", "[sets]") {
   for (const auto& m : s.pushes()) {
     seen.push_back(m.channel.substr(std::string("__keyevent@0__:").size()) + " " + m.payload);
   }
-  CHECK(seen == std::vector<std::string>{"sadd a", "srem a", "srem a", "del a", "sadd b",
-                                         "sadd x", "spop x", "spop x", "del x", "del str",
-                                         "sinterstore d", "sunionstore d", "del d"});
+  CHECK(seen == std::vector<std::string>{"sadd a", "srem a", "srem a", "del a", "sadd b", "sadd x",
+                                         "spop x", "spop x", "del x", "del str", "sinterstore d",
+                                         "sunionstore d", "del d"});
 }
 
 TEST_CASE("multi-key set commands work atomically with keys on different shards", "[sets]") {

@@ -48,8 +48,8 @@ void replay(const std::string& log, TestServer& dst) {
           }
           break;
         case EffectKind::kPut: {
-          hotkv::Value v = e.is_int ? hotkv::Value::from_int(e.integer)
-                                    : hotkv::Value::from_string(e.str);
+          hotkv::Value v =
+              e.is_int ? hotkv::Value::from_int(e.integer) : hotkv::Value::from_string(e.str);
           v.set_expire_raw(e.at_ms);
           ks.put(e.key, std::move(v));
           break;
@@ -229,8 +229,7 @@ TEST_CASE("apply_set_op rejects malformed effects and leaves other types alone",
   CHECK(s.run({"GET", "str"}) == bulk("x"));
 }
 
-TEST_CASE("a cross-shard SMOVE and STORE log one record part per shard under one id",
-          "[sets]") {
+TEST_CASE("a cross-shard SMOVE and STORE log one record part per shard under one id", "[sets]") {
   TestServer a(4);
   // Two keys on different shards.
   std::string src = "k0";

@@ -179,3 +179,23 @@ TEST_CASE("memory grows with members", "[sets]") {
   }
   CHECK(s.memory_bytes() > empty + 100 * 8);
 }
+
+TEST_CASE("for_each_until visits each member once and stops when told", "[sets]") {
+  for (bool ints : {true, false}) {
+    INFO(ints);
+    Set s;
+    for (int i = 0; i < 300; ++i) {
+      s.add(ints ? std::to_string(i) : "m" + std::to_string(i));
+    }
+    std::vector<std::string> all;
+    s.for_each_until([&](std::string_view m) {
+      all.emplace_back(m);
+      return true;
+    });
+    std::sort(all.begin(), all.end());
+    CHECK(all == sorted_members(s));
+    size_t calls = 0;
+    s.for_each_until([&](std::string_view) { return ++calls < 7; });
+    CHECK(calls == 7);
+  }
+}
