@@ -2,6 +2,7 @@
 #include "hotkv/types/value.hpp"
 
 #include "hotkv/types/inventory.hpp"
+#include "hotkv/types/set.hpp"
 #include "hotkv/types/stream.hpp"
 #include "hotkv/util/numbers.hpp"
 
@@ -25,6 +26,9 @@ Value Value::clone() const {
   if (inventory_) {
     out.inventory_ = inventory_->clone();
   }
+  if (set_) {
+    out.set_ = set_->clone();
+  }
   return out;
 }
 
@@ -42,9 +46,17 @@ Value Value::from_inventory(std::unique_ptr<Inventory> inventory) {
   return v;
 }
 
+Value Value::from_set(std::unique_ptr<Set> set) {
+  Value v;
+  v.type_ = ValueType::kSet;
+  v.set_ = std::move(set);
+  return v;
+}
+
 size_t Value::memory_bytes() const {
   return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
-         (inventory_ ? inventory_->memory_bytes() : 0);
+         (inventory_ ? inventory_->memory_bytes() : 0) +
+         (set_ ? set_->memory_bytes() : 0);
 }
 
 Value Value::from_string(std::string_view s) {
@@ -97,6 +109,9 @@ const char* Value::encoding_name() const {
   if (type_ == ValueType::kInventory) {
     return "inventory";
   }
+  if (type_ == ValueType::kSet) {
+    return set_->encoding_name();
+  }
   if (int_encoded_) {
     return "int";
   }
@@ -111,6 +126,8 @@ const char* value_type_name(ValueType t) {
       return "stream";
     case ValueType::kInventory:
       return "inventory";  // HotKV's own type; Redis has no equivalent (docs/inventory.md)
+    case ValueType::kSet:
+      return "set";
   }
   return "none";
 }

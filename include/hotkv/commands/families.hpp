@@ -16,5 +16,6 @@ void register_pubsub(Table& t);      // SUBSCRIBE, PUBLISH, PUBSUB, ...
 void register_ratelimit(Table& t);  // GCRA.LIMIT and CL.THROTTLE
 void register_inventory(Table& t);  // INV.*: stock items, holds, carts and audit
 void register_transactions(Table& t);  // MULTI, EXEC, DISCARD, WATCH, UNWATCH
+void register_sets(Table& t);       // sets and set algebra
 
 }  // namespace hotkv

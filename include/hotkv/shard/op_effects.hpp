@@ -32,6 +32,12 @@ enum class OpCode : uint16_t {
   kPelSet = 11,           // [group, consumer, delivery_ms, id, count, id, count, ...]
   kPelAck = 12,           // [group, id, ...]
 
+  // Sets (32..47), applied by apply_set_op (set_effects.cpp). Checked before the stream range,
+  // which nominally spans them.
+  kSetAdd = 32,     // [member, ...]: add (creating the set if missing)
+  kSetRem = 33,     // [member, ...]: remove; the key is deleted once the set is empty
+  kSetCreate = 34,  // [encoding]: an empty set in "intset" or "hashtable" encoding, if missing
+
   // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
   // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
   kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key]
@@ -45,6 +51,8 @@ enum class OpCode : uint16_t {
 
 inline constexpr uint16_t kStreamOpFirst = 1;
 inline constexpr uint16_t kStreamOpLast = 63;
+inline constexpr uint16_t kSetOpFirst = 32;
+inline constexpr uint16_t kSetOpLast = 47;
 inline constexpr uint16_t kInventoryOpFirst = 64;
 inline constexpr uint16_t kInventoryOpLast = 127;
 
@@ -54,6 +62,7 @@ inline constexpr uint16_t kInventoryOpLast = 127;
 bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a
@@ -64,5 +73,7 @@ void encode_stream(RecordEncoder& enc, std::string_view key, const Value& v,
                    const std::function<void()>& checkpoint);
 void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
                       const std::function<void()>& checkpoint);
+void encode_set(RecordEncoder& enc, std::string_view key, const Value& v,
+                const std::function<void()>& checkpoint);
 
 }  // namespace hotkv
