@@ -8,6 +8,7 @@
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
+#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
@@ -115,6 +116,18 @@ void CommandContext::wrong_arity() {
   reply.error("ERR wrong number of arguments for '" + ascii_lower(argv[0]) + "' command");
 }
 
+namespace {
+
+// While a script runs past busy-reply-threshold, only what can end it gets through.
+bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::string_view> argv) {
+  if (spec.name == "SCRIPT") {
+    return argv.size() == 2 && ascii_lower(argv[1]) == "kill";
+  }
+  return spec.name == "SHUTDOWN" || spec.name == "AUTH" || spec.name == "HELLO";
+}
+
+}  // namespace
+
 const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
                                  const ClientSession& session, Engine& engine,
                                  ReplyWriter& reply) {
@@ -131,6 +144,11 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
   if (!session.authenticated && (spec->flags & kNoAuth) == 0 &&
       !engine.config().requirepass().empty()) {
     reply.error(err::kNoAuth);
+    return nullptr;
+  }
+  if (engine.scripts().busy() && !allowed_while_script_busy(*spec, argv)) {
+    reply.error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
     return nullptr;
   }
   if (engine.loading() && (spec->flags & kLoading) == 0) {

@@ -67,6 +67,7 @@ const Table& command_table() {
     register_ratelimit(t);
     register_inventory(t);
     register_transactions(t);
+    register_scripting(t);
     register_sets(t);
     return t;
   }();

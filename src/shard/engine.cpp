@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/notify.hpp"
@@ -22,6 +23,7 @@ Engine::Engine(Config& config, const Table& table, std::vector<asio::io_context*
       notify_keyspace_event(kNotifyExpired, "expired", key);
     });
   }
+  scripts_ = std::make_unique<ScriptStore>(shards_.size());
   // Families with engine-side machinery (the inventory's hold expiry) install it now.
   for (EngineInit init : table.engine_inits()) {
     init(*this);
@@ -103,6 +105,8 @@ void Engine::unlock(const std::vector<size_t>& order) {
     shard(*it).lock().release();
   }
 }
+
+Engine::~Engine() = default;
 
 void Engine::notify_keyspace_event(uint32_t type_flag, std::string_view event,
                                    std::string_view key) {

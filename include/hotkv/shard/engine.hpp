@@ -49,11 +49,14 @@ struct ServerStats {
   std::atomic<int64_t> blocked_clients{0};  // clients waiting in XREAD/XREADGROUP BLOCK
 };
 
+class ScriptStore;
+
 class Engine {
  public:
   Engine(Config& config, const Table& table, std::vector<asio::io_context*> contexts);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
+  ~Engine();
 
   size_t shard_count() const { return shards_.size(); }
   Shard& shard(size_t i) { return *shards_[i]; }
@@ -63,6 +66,8 @@ class Engine {
   ClientRegistry& clients() { return clients_; }
   ServerStats& stats() { return stats_; }
   PubSubHub& pubsub() { return pubsub_; }
+  // Lua scripts known to the server, and each shard's interpreter.
+  ScriptStore& scripts() { return *scripts_; }
   // Publishes a keyspace notification (notify-keyspace-events) if its class is enabled and
   // anybody listens. Any thread.
   void notify_keyspace_event(uint32_t type_flag, std::string_view event, std::string_view key);
@@ -163,6 +168,7 @@ class Engine {
   ClientRegistry clients_;
   ServerStats stats_;
   PubSubHub pubsub_;
+  std::unique_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
   std::atomic<bool> loading_{false};

@@ -26,6 +26,9 @@ class Config {
   std::atomic<int64_t> threads{0};  // 0 = number of cores, resolved at start-up
   std::atomic<int64_t> maxclients{10000};
   std::atomic<int64_t> timeout{0};  // seconds; 0 = never close idle clients
+  // A script running longer than this (ms) makes other clients get -BUSY and becomes
+  // killable with SCRIPT KILL (0 = never). lua-time-limit is its old name.
+  std::atomic<int64_t> busy_reply_threshold{5000};
   std::atomic<int64_t> tcp_keepalive{300};
   std::atomic<int64_t> maxmemory{0};
   std::atomic<int64_t> auto_aof_rewrite_percentage{100};

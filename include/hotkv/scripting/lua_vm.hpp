@@ -1,0 +1,91 @@
+// One shard's Lua interpreter (LuaJIT, Lua 5.1 semantics as in Redis). Scripts run on the
+// thread that owns their keys, inside the command that called them, so they are atomic like
+// any command: single-shard scripts on their shard, multi-shard ones with every shard of
+// their declared KEYS parked. The sandbox has base/table/string/math/bit/cjson and the
+// `redis` table; no os, io, require, loadfile, dofile, ffi or jit, and globals are read-only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct lua_State;
+struct lua_Debug;
+
+namespace hotkv {
+
+struct CommandContext;
+struct Script;
+class ScriptStore;
+
+class LuaVm {
+ public:
+  LuaVm(ScriptStore& store, size_t shard);
+  ~LuaVm();
+  LuaVm(const LuaVm&) = delete;
+  LuaVm& operator=(const LuaVm&) = delete;
+
+  // Runs `script` with KEYS = keys and ARGV = args for the command in `ctx` (EVAL, EVALSHA,
+  // their _RO forms), writing the script's result or error into ctx.reply. `read_only`: only
+  // commands without the write flag may be called.
+  void run(CommandContext& ctx, const Script& script, std::span<const std::string_view> keys,
+           std::span<const std::string_view> args, bool read_only);
+
+  // Bytes the interpreter holds (INFO used_memory_lua).
+  size_t memory_bytes() const { return allocated_; }
+
+  // Upper bound on the interpreter's memory; an allocation beyond it fails the script with
+  // "not enough memory" instead of growing the server without bound.
+  static constexpr size_t kMemoryLimit = size_t{512} << 20;
+
+  // --- used by the redis.* functions (lua_redis_api.cpp) ---
+  struct Call;  // the script being run: its context, flags and what it has done so far
+  Call* current() { return current_; }
+  lua_State* state() { return L_; }
+  size_t shard() const { return shard_; }
+  ScriptStore& store() { return store_; }
+
+ private:
+  static void* allocate(void* ud, void* ptr, size_t old_size, size_t new_size);
+  static void hook(lua_State* L, lua_Debug* ar);
+  static int message_handler(lua_State* L);
+  void open_sandbox();
+  // Pushes the compiled function of `script` (compiling it if needed); false with an error
+  // reply written if it does not compile.
+  bool push_function(CommandContext& ctx, const Script& script);
+
+  ScriptStore& store_;
+  size_t shard_;
+  lua_State* L_ = nullptr;
+  size_t allocated_ = 0;
+  uint64_t generation_ = 0;
+  Call* current_ = nullptr;
+};
+
+// What a running script is doing (lua_redis_api.cpp reads and updates it).
+struct LuaVm::Call {
+  CommandContext* ctx = nullptr;
+  const Script* script = nullptr;
+  bool read_only = false;
+  int resp = 2;                      // redis.setresp
+  bool wrote = false;                // a write command succeeded: SCRIPT KILL refuses
+  std::vector<size_t> allowed;       // shards whose keys may be touched (sorted)
+  std::vector<size_t> logged;        // shards whose log records hold this script's effects
+  int64_t started_ms = 0;
+  int error_line = -1;               // where the error that ended the script was raised
+  std::string reply_scratch;         // inner commands' replies
+};
+
+// Installs the `redis` table into L (lua_redis_api.cpp).
+void open_redis_api(lua_State* L, LuaVm& vm);
+// Writes the Lua value at `index` as a reply (Redis's Lua-to-RESP rules); false if it is
+// nested too deeply (the caller replies an error instead).
+bool write_lua_value(lua_State* L, int index, class ReplyWriter& w, int depth = 0);
+// Pushes the reply in `resp` (one complete RESP value) as a Lua value (RESP-to-Lua rules).
+// Returns false if it is malformed. An error reply becomes {err=...}; `is_error` tells.
+bool push_reply(lua_State* L, std::string_view resp, bool& is_error);
+
+}  // namespace hotkv

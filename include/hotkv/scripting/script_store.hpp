@@ -1,0 +1,80 @@
+// The scripts the server knows (EVAL, SCRIPT LOAD) and the state of scripts running now.
+// One store per engine, shared by every shard: a script loaded through any connection can be
+// called by EVALSHA on any shard. Each shard compiles it into its own Lua state on first use
+// (LuaVm), so a running script never touches another thread's interpreter.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace hotkv {
+
+class LuaVm;
+
+// A script body with what its shebang line (`#!lua flags=no-writes,...`) declared.
+struct Script {
+  std::string sha;     // lowercase hex SHA-1 of the body as sent
+  std::string source;  // what the interpreter compiles (the shebang line blanked, lines kept)
+  bool has_shebang = false;
+  bool no_writes = false;
+};
+
+// Parses a body into a Script; on a bad shebang returns nullptr and sets `error`.
+std::shared_ptr<const Script> parse_script(std::string_view body, std::string& error);
+
+// Per shard: a script running past busy-reply-threshold, and requests to stop it. Written by
+// the shard's thread, read and (kill) written by SCRIPT KILL from any thread.
+struct ScriptSlot {
+  std::atomic<bool> timed_out{false};
+  std::atomic<bool> wrote{false};
+  std::atomic<bool> kill{false};
+};
+
+class ScriptStore {
+ public:
+  explicit ScriptStore(size_t shards);
+  ~ScriptStore();
+
+  // Adds (or finds) the script; nullptr with `error` set for a bad shebang.
+  std::shared_ptr<const Script> add(std::string_view body, std::string& error);
+  std::shared_ptr<const Script> find(std::string_view sha) const;
+  // SCRIPT FLUSH: forgets every script; each shard drops its compiled copies on next use.
+  void flush();
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  size_t count() const;
+  size_t memory_bytes() const;
+
+  // The shard's interpreter, created on first use. Only the shard's own thread may call this.
+  LuaVm& vm(size_t shard);
+  bool has_vm(size_t shard) const { return vms_[shard] != nullptr; }
+
+  ScriptSlot& slot(size_t shard) { return *slots_[shard]; }
+  // True while some script runs past busy-reply-threshold: other commands get -BUSY.
+  bool busy() const { return busy_.load(std::memory_order_acquire) > 0; }
+  void mark_timed_out(size_t shard);
+  void clear_timed_out(size_t shard);
+  // SCRIPT KILL: "OK", "NOTBUSY ..." or "UNKILLABLE ..." (the reply text without '+'/'-').
+  // Sets `ok` when the kill was requested.
+  std::string request_kill(bool& ok);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Script>, Hash, std::equal_to<>> scripts_;
+  size_t bytes_ = 0;
+  std::atomic<uint64_t> generation_{1};
+  std::vector<std::unique_ptr<LuaVm>> vms_;
+  std::vector<std::unique_ptr<ScriptSlot>> slots_;
+  std::atomic<int> busy_{0};
+};
+
+}  // namespace hotkv

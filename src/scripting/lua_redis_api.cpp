@@ -1,0 +1,505 @@
+// The `redis` table a script sees, and the conversions between Lua values and replies, with
+// Redis's rules: integers become numbers, bulk strings strings, nulls false (RESP2) or nil
+// (RESP3), arrays tables, status and error replies {ok=...} / {err=...}; in the other
+// direction numbers are truncated to integers, false is a null, a table is an array up to
+// its first nil unless it is one of {err=}, {ok=}, {double=}, {map=}, {set=}.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+}
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/lua_vm.hpp"
+#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/util/sha1.hpp"
+
+namespace hotkv {
+namespace {
+
+constexpr int kMaxDepth = 100;
+
+LuaVm& vm_of(lua_State* L) { return *static_cast<LuaVm*>(lua_touserdata(L, lua_upvalueindex(1))); }
+
+void push_error_table(lua_State* L, std::string_view text) {
+  lua_newtable(L);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_setfield(L, -2, "err");
+}
+
+// --- RESP to Lua ------------------------------------------------------------------------
+
+struct ReplyReader {
+  std::string_view in;
+  size_t pos = 0;
+
+  bool line(std::string_view& out) {
+    size_t end = in.find("\r\n", pos);
+    if (end == std::string_view::npos) {
+      return false;
+    }
+    out = in.substr(pos, end - pos);
+    pos = end + 2;
+    return true;
+  }
+  static bool number(std::string_view s, int64_t& v) {
+    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size();
+  }
+
+  // Pushes one value; returns false on malformed input. `is_error` is set for a top-level
+  // error reply.
+  bool push(lua_State* L, int depth, bool& is_error) {
+    std::string_view l;
+    if (depth > kMaxDepth || !line(l) || l.empty() || !lua_checkstack(L, 4)) {
+      return false;
+    }
+    char type = l[0];
+    std::string_view rest = l.substr(1);
+    int64_t n = 0;
+    switch (type) {
+      case '+':
+        lua_newtable(L);
+        lua_pushlstring(L, rest.data(), rest.size());
+        lua_setfield(L, -2, "ok");
+        return true;
+      case '-':
+        is_error = depth == 0;
+        push_error_table(L, rest);
+        return true;
+      case ':':
+        if (!number(rest, n)) {
+          return false;
+        }
+        lua_pushnumber(L, static_cast<lua_Number>(n));
+        return true;
+      case '$':
+      case '=':
+        if (!number(rest, n)) {
+          return false;
+        }
+        if (n < 0) {
+          lua_pushboolean(L, 0);
+          return true;
+        }
+        if (pos + static_cast<size_t>(n) + 2 > in.size()) {
+          return false;
+        }
+        {
+          std::string_view body = in.substr(pos, static_cast<size_t>(n));
+          if (type == '=' && body.size() >= 4) {
+            body.remove_prefix(4);  // "txt:"
+          }
+          lua_pushlstring(L, body.data(), body.size());
+        }
+        pos += static_cast<size_t>(n) + 2;
+        return true;
+      case '*':
+      case '>':
+        if (!number(rest, n)) {
+          return false;
+        }
+        if (n < 0) {
+          lua_pushboolean(L, 0);
+          return true;
+        }
+        lua_createtable(L, static_cast<int>(std::min<int64_t>(n, 1024)), 0);
+        for (int64_t i = 0; i < n; ++i) {
+          bool ignored = false;
+          if (!push(L, depth + 1, ignored)) {
+            return false;
+          }
+          lua_rawseti(L, -2, static_cast<int>(i + 1));
+        }
+        return true;
+      case '%':
+      case '~':
+        if (!number(rest, n) || n < 0) {
+          return false;
+        }
+        lua_newtable(L);  // {map = {...}} or {set = {...}}
+        lua_newtable(L);
+        for (int64_t i = 0; i < n; ++i) {
+          bool ignored = false;
+          if (!push(L, depth + 1, ignored)) {
+            return false;
+          }
+          if (type == '%') {
+            if (!push(L, depth + 1, ignored)) {
+              return false;
+            }
+          } else {
+            lua_pushboolean(L, 1);
+          }
+          lua_rawset(L, -3);
+        }
+        lua_setfield(L, -2, type == '%' ? "map" : "set");
+        return true;
+      case '_':
+        lua_pushnil(L);
+        return true;
+      case '#':
+        lua_pushboolean(L, rest == "t");
+        return true;
+      case ',': {
+        lua_newtable(L);
+        std::string text(rest);
+        double d = text == "inf"    ? HUGE_VAL
+                   : text == "-inf" ? -HUGE_VAL
+                                    : std::strtod(text.c_str(), nullptr);
+        lua_pushnumber(L, d);
+        lua_setfield(L, -2, "double");
+        return true;
+      }
+      case '(':
+        lua_newtable(L);
+        lua_pushlstring(L, rest.data(), rest.size());
+        lua_setfield(L, -2, "big_number");
+        return true;
+      default:
+        return false;
+    }
+  }
+};
+
+// --- redis.* functions -------------------------------------------------------------------
+
+bool command_allowed_in_scripts(const CommandSpec& spec) {
+  if ((spec.flags & (kNoScript | kPubSub)) != 0) {
+    return false;
+  }
+  // Connection commands need a session, which a script has not; PING and ECHO need none.
+  return (spec.flags & kConnection) == 0 || spec.name == "PING" || spec.name == "ECHO";
+}
+
+// Runs one command for redis.call/pcall and pushes its reply. Returns 1 if the reply was
+// an error (pushed as {err=...}), 0 otherwise. Keeps no C++ object alive across lua_error,
+// which the caller raises.
+int run_command(lua_State* L, LuaVm& vm) {
+  LuaVm::Call* call = vm.current();
+  int argc = lua_gettop(L);
+  if (call == nullptr) {
+    push_error_table(L, "ERR redis.call is only available while a script runs");
+    return 1;
+  }
+  if (argc == 0) {
+    push_error_table(L, "ERR Please specify at least one argument for this redis lib call");
+    return 1;
+  }
+  std::vector<std::string> owned(static_cast<size_t>(argc));
+  for (int i = 1; i <= argc; ++i) {
+    int t = lua_type(L, i);
+    if (t == LUA_TNUMBER) {
+      double d = lua_tonumber(L, i);
+      owned[i - 1] = fmt::format("{}", d);
+    } else if (t == LUA_TSTRING) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);
+      owned[i - 1].assign(s, len);
+    } else {
+      push_error_table(L, "ERR Lua redis lib command arguments must be strings or integers");
+      return 1;
+    }
+  }
+  std::vector<std::string_view> argv(owned.begin(), owned.end());
+  CommandContext& ctx = *call->ctx;
+  const CommandSpec* spec = ctx.engine.table().find(argv[0]);
+  if (spec == nullptr) {
+    push_error_table(L, "ERR Unknown Redis command called from script");
+    return 1;
+  }
+  if (!command_allowed_in_scripts(*spec)) {
+    push_error_table(L, "ERR This Redis command is not allowed from script");
+    return 1;
+  }
+  int arity = spec->arity;
+  if ((arity > 0 && argc != arity) || (arity < 0 && argc < -arity)) {
+    push_error_table(L, "ERR Wrong number of args calling Redis command from script");
+    return 1;
+  }
+  if ((spec->flags & kWrite) != 0 && call->read_only) {
+    push_error_table(L, "ERR Write commands are not allowed from read-only scripts.");
+    return 1;
+  }
+  if ((spec->flags & kAllShards) != 0 && ctx.engine.shard_count() > 1) {
+    push_error_table(L, "ERR This command needs every shard and cannot run inside a script "
+                        "when the server has several threads");
+    return 1;
+  }
+  std::vector<size_t> key_idx;
+  Table::key_indexes(*spec, argv, key_idx);
+  for (size_t idx : key_idx) {
+    size_t s = ctx.engine.shard_of(argv[idx]);
+    if (!std::binary_search(call->allowed.begin(), call->allowed.end(), s)) {
+      push_error_table(L, "ERR Script attempted to access key '" + owned[idx].substr(0, 128) +
+                              "' on a shard none of its KEYS live on; declare it in KEYS, or "
+                              "give the script's keys a common {hash tag}");
+      return 1;
+    }
+  }
+  std::string& out = call->reply_scratch;
+  out.clear();
+  ReplyWriter w(out, call->resp);
+  execute_command(*spec, argv, ctx.engine, ctx.shard, ctx.multi_shard, nullptr, w, nullptr,
+                  false, &call->logged);
+  bool is_error = false;
+  ReplyReader reader{out, 0};
+  if (!reader.push(L, 0, is_error)) {
+    push_error_table(L, "ERR could not read the reply of the command called from script");
+    return 1;
+  }
+  if (!is_error && (spec->flags & kWrite) != 0) {
+    call->wrote = true;
+    vm.store().slot(vm.shard()).wrote.store(true, std::memory_order_relaxed);
+  }
+  return is_error ? 1 : 0;
+}
+
+int l_call(lua_State* L) {
+  LuaVm& vm = vm_of(L);
+  if (run_command(L, vm) != 0) {
+    // The error names the script line that made the call (level 1: our caller).
+    lua_Debug ar;
+    if (vm.current() != nullptr && lua_getstack(L, 1, &ar) != 0 && lua_getinfo(L, "l", &ar) != 0) {
+      vm.current()->error_line = ar.currentline;
+    }
+    return lua_error(L);  // the {err=...} table on top
+  }
+  return 1;
+}
+
+int l_pcall(lua_State* L) {
+  run_command(L, vm_of(L));
+  return 1;
+}
+
+int l_error_reply(lua_State* L) {
+  size_t len = 0;
+  const char* s = luaL_checklstring(L, 1, &len);
+  lua_newtable(L);
+  lua_pushlstring(L, s, len);
+  lua_setfield(L, -2, "err");
+  return 1;
+}
+
+int l_status_reply(lua_State* L) {
+  size_t len = 0;
+  const char* s = luaL_checklstring(L, 1, &len);
+  lua_newtable(L);
+  lua_pushlstring(L, s, len);
+  lua_setfield(L, -2, "ok");
+  return 1;
+}
+
+int l_sha1hex(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    return luaL_error(L, "wrong number of arguments");
+  }
+  size_t len = 0;
+  const char* s = lua_tolstring(L, 1, &len);
+  std::string hex = sha1_hex(std::string_view(s ? s : "", s ? len : 0));
+  lua_pushlstring(L, hex.data(), hex.size());
+  return 1;
+}
+
+int l_log(lua_State* L) {
+  if (lua_gettop(L) < 2) {
+    return luaL_error(L, "redis.log() requires two arguments or more.");
+  }
+  int level = static_cast<int>(lua_tointeger(L, 1));
+  std::string msg;
+  for (int i = 2; i <= lua_gettop(L); ++i) {
+    if (i > 2) {
+      msg += ' ';
+    }
+    size_t len = 0;
+    const char* s = lua_tolstring(L, i, &len);
+    if (s != nullptr) {
+      msg.append(s, len);
+    }
+  }
+  switch (level) {
+    case 0:
+      spdlog::debug("script: {}", msg);
+      break;
+    case 1:
+    case 2:
+      spdlog::info("script: {}", msg);
+      break;
+    default:
+      spdlog::warn("script: {}", msg);
+      break;
+  }
+  return 0;
+}
+
+int l_setresp(lua_State* L) {
+  LuaVm& vm = vm_of(L);
+  int v = static_cast<int>(luaL_checkinteger(L, 1));
+  if (v != 2 && v != 3) {
+    return luaL_error(L, "RESP version must be 2 or 3.");
+  }
+  if (vm.current() != nullptr) {
+    vm.current()->resp = v;
+  }
+  return 0;
+}
+
+void set_function(lua_State* L, LuaVm& vm, const char* name, lua_CFunction f) {
+  lua_pushlightuserdata(L, &vm);
+  lua_pushcclosure(L, f, 1);
+  lua_setfield(L, -2, name);
+}
+
+bool table_field(lua_State* L, int index, const char* name, int type) {
+  lua_getfield(L, index, name);
+  if (lua_type(L, -1) == type) {
+    return true;
+  }
+  lua_pop(L, 1);
+  return false;
+}
+
+}  // namespace
+
+void open_redis_api(lua_State* L, LuaVm& vm) {
+  lua_newtable(L);
+  set_function(L, vm, "call", l_call);
+  set_function(L, vm, "pcall", l_pcall);
+  set_function(L, vm, "error_reply", l_error_reply);
+  set_function(L, vm, "status_reply", l_status_reply);
+  set_function(L, vm, "sha1hex", l_sha1hex);
+  set_function(L, vm, "log", l_log);
+  set_function(L, vm, "setresp", l_setresp);
+  const std::pair<const char*, int> levels[] = {
+      {"LOG_DEBUG", 0}, {"LOG_VERBOSE", 1}, {"LOG_NOTICE", 2}, {"LOG_WARNING", 3}};
+  for (auto [name, v] : levels) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, name);
+  }
+  lua_pushstring(L, "7.2.0");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  lua_pushinteger(L, 0x070200);
+  lua_setfield(L, -2, "REDIS_VERSION_NUM");
+  lua_setglobal(L, "redis");
+}
+
+bool push_reply(lua_State* L, std::string_view resp, bool& is_error) {
+  ReplyReader r{resp, 0};
+  is_error = false;
+  return r.push(L, 0, is_error);
+}
+
+bool write_lua_value(lua_State* L, int index, ReplyWriter& w, int depth) {
+  if (depth > kMaxDepth || !lua_checkstack(L, 4)) {
+    return false;
+  }
+  index = index < 0 ? lua_gettop(L) + index + 1 : index;
+  switch (lua_type(L, index)) {
+    case LUA_TSTRING: {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, index, &len);
+      w.bulk(std::string_view(s, len));
+      return true;
+    }
+    case LUA_TBOOLEAN:
+      if (w.proto() == 3) {
+        w.boolean(lua_toboolean(L, index) != 0);
+      } else if (lua_toboolean(L, index) != 0) {
+        w.integer(1);
+      } else {
+        w.null();
+      }
+      return true;
+    case LUA_TNUMBER:
+      w.integer(static_cast<int64_t>(lua_tonumber(L, index)));
+      return true;
+    case LUA_TTABLE:
+      break;
+    default:
+      w.null();
+      return true;
+  }
+  if (table_field(L, index, "err", LUA_TSTRING)) {
+    std::string text = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    std::replace(text.begin(), text.end(), '\r', ' ');
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    w.error(text);
+    return true;
+  }
+  if (table_field(L, index, "ok", LUA_TSTRING)) {
+    std::string text = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    std::replace(text.begin(), text.end(), '\r', ' ');
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    w.simple(text);
+    return true;
+  }
+  if (table_field(L, index, "double", LUA_TNUMBER)) {
+    double d = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    w.dbl(d);
+    return true;
+  }
+  for (const char* kind : {"map", "set"}) {
+    if (table_field(L, index, kind, LUA_TTABLE)) {
+      int t = lua_gettop(L);
+      size_t n = 0;
+      lua_pushnil(L);
+      while (lua_next(L, t) != 0) {
+        ++n;
+        lua_pop(L, 1);
+      }
+      bool is_map = std::strcmp(kind, "map") == 0;
+      if (is_map) {
+        w.map(n);
+      } else {
+        w.set(n);
+      }
+      lua_pushnil(L);
+      while (lua_next(L, t) != 0) {
+        // key at -2, value at -1
+        if (!write_lua_value(L, -2, w, depth + 1) ||
+            (is_map && !write_lua_value(L, -1, w, depth + 1))) {
+          return false;
+        }
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+      return true;
+    }
+  }
+  // An array: elements 1..n up to the first nil.
+  size_t n = 0;
+  for (;;) {
+    lua_rawgeti(L, index, static_cast<int>(n + 1));
+    bool present = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!present) {
+      break;
+    }
+    ++n;
+  }
+  w.array(n);
+  for (size_t i = 1; i <= n; ++i) {
+    lua_rawgeti(L, index, static_cast<int>(i));
+    bool ok = write_lua_value(L, -1, w, depth + 1);
+    lua_pop(L, 1);
+    if (!ok) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace hotkv

@@ -1,0 +1,297 @@
+#include "hotkv/scripting/lua_vm.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <luajit.h>
+int luaopen_cjson(lua_State* L);
+}
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/util/clock.hpp"
+#include "hotkv/util/log.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace hotkv {
+namespace {
+
+// Registry key of the table sha -> compiled function.
+constexpr const char* kFunctions = "hotkv_functions";
+// The hook checks the clock every this many VM instructions.
+constexpr int kHookEvery = 100000;
+
+thread_local LuaVm* running_vm = nullptr;
+
+void open_lib(lua_State* L, lua_CFunction open, const char* name) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 0);
+}
+
+int global_read_error(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                    name ? name : "?");
+}
+
+int global_write_error(lua_State* L) { return luaL_error(L, "Attempt to modify a readonly table"); }
+
+std::string sanitize(std::string s) {
+  // An error reply is one line.
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+// LuaJIT drops the caller's frame for `return redis.call(...)` (a tail call), so an error
+// raised there has no script line. The statement is almost always the script's last
+// `return redis.` line; a one-line script is line 1.
+int guess_tail_call_line(const std::string& source) {
+  int line = 1;
+  int found = 1;
+  size_t start = 0;
+  while (start <= source.size()) {
+    size_t end = source.find('\n', start);
+    std::string_view l(source.data() + start,
+                       (end == std::string::npos ? source.size() : end) - start);
+    if (l.find("return redis.") != std::string_view::npos) {
+      found = line;
+    }
+    if (end == std::string::npos) {
+      break;
+    }
+    start = end + 1;
+    ++line;
+  }
+  return found;
+}
+
+}  // namespace
+
+void* LuaVm::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
+  auto* vm = static_cast<LuaVm*>(ud);
+  if (new_size == 0) {
+    std::free(ptr);
+    vm->allocated_ -= old_size;
+    return nullptr;
+  }
+  size_t before = ptr == nullptr ? 0 : old_size;
+  if (new_size > before && vm->allocated_ + (new_size - before) > kMemoryLimit) {
+    return nullptr;  // Lua turns this into a "not enough memory" error
+  }
+  void* out = std::realloc(ptr, new_size);
+  if (out != nullptr) {
+    vm->allocated_ = vm->allocated_ - before + new_size;
+  }
+  return out;
+}
+
+LuaVm::LuaVm(ScriptStore& store, size_t shard) : store_(store), shard_(shard) {
+  L_ = lua_newstate(&LuaVm::allocate, this);
+  if (L_ == nullptr) {
+    throw std::runtime_error("cannot create a Lua state");
+  }
+  // Interpreter only: compiled traces do not run count hooks, and the hook is what lets a
+  // long script be noticed and killed. Scripts are short; the interpreter is fast enough.
+  luaJIT_setmode(L_, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+  open_sandbox();
+  lua_sethook(L_, &LuaVm::hook, LUA_MASKCOUNT, kHookEvery);
+  generation_ = store_.generation();
+}
+
+LuaVm::~LuaVm() {
+  if (L_ != nullptr) {
+    lua_close(L_);
+  }
+}
+
+void LuaVm::open_sandbox() {
+  lua_State* L = L_;
+  open_lib(L, luaopen_base, "");
+  open_lib(L, luaopen_table, LUA_TABLIBNAME);
+  open_lib(L, luaopen_string, LUA_STRLIBNAME);
+  open_lib(L, luaopen_math, LUA_MATHLIBNAME);
+  open_lib(L, luaopen_bit, LUA_BITLIBNAME);
+  lua_pushcfunction(L, luaopen_cjson);
+  lua_call(L, 0, 1);
+  lua_setglobal(L, "cjson");
+  // Whatever can reach files, the process or the interpreter's internals goes.
+  for (const char* name : {"dofile", "loadfile", "print", "module", "require", "gcinfo",
+                           "newproxy", "collectgarbage"}) {
+    lua_pushnil(L);
+    lua_setglobal(L, name);
+  }
+  open_redis_api(L, *this);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kFunctions);
+  // math.random is seeded the same way for every script run, as in Redis, so a script that
+  // draws numbers behaves the same on every call.
+  // Globals become read-only: a script keeps its state in locals.
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  lua_newtable(L);
+  lua_pushcfunction(L, global_read_error);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, global_write_error);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+}
+
+void LuaVm::hook(lua_State* L, lua_Debug*) {
+  LuaVm* vm = running_vm;
+  if (vm == nullptr || vm->current_ == nullptr) {
+    return;
+  }
+  Call& call = *vm->current_;
+  int64_t limit = call.ctx->engine.config().busy_reply_threshold.load(std::memory_order_relaxed);
+  ScriptSlot& slot = vm->store_.slot(vm->shard_);
+  if (limit > 0 && mono_ms() - call.started_ms > limit && !slot.timed_out.load()) {
+    spdlog::warn("slow script detected: still in execution after {} ms",
+                 mono_ms() - call.started_ms);
+    slot.wrote.store(call.wrote);
+    vm->store_.mark_timed_out(vm->shard_);
+  }
+  if (slot.kill.load(std::memory_order_acquire)) {
+    lua_newtable(L);
+    lua_pushstring(L, "ERR Script killed by user with SCRIPT KILL...");
+    lua_setfield(L, -2, "err");
+    lua_error(L);
+  }
+}
+
+int LuaVm::message_handler(lua_State* L) {
+  // Find the script line the error comes from (the innermost frame of the user's chunk).
+  LuaVm* vm = running_vm;
+  lua_Debug ar;
+  for (int level = 0; level < 50 && lua_getstack(L, level, &ar); ++level) {
+    if (lua_getinfo(L, "Sl", &ar) != 0 && std::strcmp(ar.source, "@user_script") == 0) {
+      if (vm != nullptr && vm->current_ != nullptr && vm->current_->error_line < 0) {
+        vm->current_->error_line = ar.currentline;
+      }
+      break;
+    }
+  }
+  return 1;  // the error object itself; run() formats it
+}
+
+bool LuaVm::push_function(CommandContext& ctx, const Script& script) {
+  lua_State* L = L_;
+  uint64_t gen = store_.generation();
+  if (gen != generation_) {
+    // SCRIPT FLUSH happened: drop every compiled function.
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, kFunctions);
+    generation_ = gen;
+    lua_gc(L, LUA_GCCOLLECT, 0);
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kFunctions);
+  lua_getfield(L, -1, script.sha.c_str());
+  if (lua_isfunction(L, -1)) {
+    lua_remove(L, -2);
+    return true;
+  }
+  lua_pop(L, 1);
+  if (luaL_loadbuffer(L, script.source.data(), script.source.size(), "@user_script") != 0) {
+    std::string msg = lua_tostring(L, -1) ? lua_tostring(L, -1) : "?";
+    lua_pop(L, 2);
+    ctx.error(sanitize("ERR Error compiling script (new function): " + msg));
+    return false;
+  }
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, script.sha.c_str());
+  lua_remove(L, -2);
+  return true;
+}
+
+void LuaVm::run(CommandContext& ctx, const Script& script, std::span<const std::string_view> keys,
+                std::span<const std::string_view> args, bool read_only) {
+  lua_State* L = L_;
+  lua_settop(L, 0);
+  lua_pushcfunction(L, &LuaVm::message_handler);
+  if (!push_function(ctx, script)) {
+    lua_settop(L, 0);
+    return;
+  }
+  // KEYS and ARGV are fresh tables per call; rawset, since globals are read-only to scripts.
+  auto set_array = [L](const char* name, std::span<const std::string_view> items) {
+    lua_pushstring(L, name);
+    lua_createtable(L, static_cast<int>(items.size()), 0);
+    for (size_t i = 0; i < items.size(); ++i) {
+      lua_pushlstring(L, items[i].data(), items[i].size());
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+    lua_rawset(L, LUA_GLOBALSINDEX);
+  };
+  set_array("KEYS", keys);
+  set_array("ARGV", args);
+
+  Call call;
+  call.ctx = &ctx;
+  call.script = &script;
+  call.read_only = read_only || script.no_writes;
+  call.started_ms = mono_ms();
+  if (ctx.multi_shard) {
+    for (std::string_view k : keys) {
+      call.allowed.push_back(ctx.engine.shard_of(k));
+    }
+    std::sort(call.allowed.begin(), call.allowed.end());
+    call.allowed.erase(std::unique(call.allowed.begin(), call.allowed.end()), call.allowed.end());
+  } else {
+    call.allowed.push_back(ctx.shard.id());
+  }
+  current_ = &call;
+  LuaVm* outer = running_vm;
+  running_vm = this;
+  int status = lua_pcall(L, 0, 1, 1);
+  running_vm = outer;
+  current_ = nullptr;
+  store_.clear_timed_out(shard_);
+
+  // The inner commands' log records close with this command (one record per shard).
+  if (ctx.multi_shard) {
+    for (size_t s : call.logged) {
+      if (std::find(ctx.logged_shards.begin(), ctx.logged_shards.end(), s) ==
+          ctx.logged_shards.end()) {
+        ctx.logged_shards.push_back(s);
+      }
+    }
+  }
+
+  if (status != 0) {
+    std::string text;
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      text = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
+      lua_pop(L, 1);
+    } else if (lua_isstring(L, -1)) {
+      text = std::string("ERR ") + lua_tostring(L, -1);
+    } else {
+      text = "ERR unknown error";
+    }
+    int line = call.error_line > 0 ? call.error_line : guess_tail_call_line(script.source);
+    text += " script: " + script.sha + ", on @user_script:" + std::to_string(line) + ".";
+    ctx.error(sanitize(std::move(text)));
+  } else {
+    std::string out;
+    ReplyWriter w(out, ctx.reply.proto());
+    if (write_lua_value(L, -1, w)) {
+      ctx.reply.buffer() += out;
+    } else {
+      ctx.error("ERR reached lua stack limit");
+    }
+  }
+  lua_settop(L, 0);
+  // Keep the collector ahead of the garbage a call leaves (KEYS/ARGV tables, strings).
+  lua_gc(L, LUA_GCSTEP, 1);
+}
+
+}  // namespace hotkv

@@ -1,0 +1,252 @@
+// Lua scripts through the real table and shards (TestServer): Redis's conversions in both
+// directions, errors and their texts, the sandbox, the script cache, read-only scripts,
+// scripts over several shards, and stopping a long script with SCRIPT KILL.
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/util/sha1.hpp"
+#include "support/test_server.hpp"
+
+using hotkv::sha1_hex;
+using hotkv::test::arr;
+using hotkv::test::bulk;
+using hotkv::test::error;
+using hotkv::test::integer;
+using hotkv::test::kNil;
+using hotkv::test::kOk;
+using hotkv::test::TestServer;
+
+namespace {
+
+std::string eval(TestServer& s, const std::string& body, std::vector<std::string> keys = {},
+                 std::vector<std::string> args = {}) {
+  std::vector<std::string> argv{"EVAL", body, std::to_string(keys.size())};
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  argv.insert(argv.end(), args.begin(), args.end());
+  return s.run(argv);
+}
+
+std::string script_error(const std::string& body, const std::string& text, int line) {
+  return error(text + " script: " + sha1_hex(body) + ", on @user_script:" +
+               std::to_string(line) + ".");
+}
+
+}  // namespace
+
+TEST_CASE("Lua values become Redis replies", "[scripting]") {
+  TestServer s;
+  CHECK(eval(s, "return 1") == integer(1));
+  CHECK(eval(s, "return 3.99") == integer(3));
+  CHECK(eval(s, "return -3.99") == integer(-3));
+  CHECK(eval(s, "return 'x'") == bulk("x"));
+  CHECK(eval(s, "return true") == integer(1));
+  CHECK(eval(s, "return false") == kNil);
+  CHECK(eval(s, "return nil") == kNil);
+  CHECK(eval(s, "return {1, 2, 3.7, 'x', nil, 5}") ==
+        arr({integer(1), integer(2), integer(3), bulk("x")}));
+  CHECK(eval(s, "return {1, {2, {'deep'}}}") ==
+        arr({integer(1), arr({integer(2), arr({bulk("deep")})})}));
+  CHECK(eval(s, "return {ok='FINE'}") == "+FINE\r\n");
+  CHECK(eval(s, "return redis.status_reply('FINE')") == "+FINE\r\n");
+  CHECK(eval(s, "return {err='My Error'}") == error("My Error"));
+  CHECK(eval(s, "return redis.error_reply('E2 bad')") == error("E2 bad"));
+  CHECK(eval(s, "return KEYS[1] .. ARGV[2]", {"k"}, {"a", "b"}) == bulk("kb"));
+  CHECK(eval(s, "return #KEYS + #ARGV", {"k1", "k2"}, {"a"}) == integer(3));
+}
+
+TEST_CASE("RESP3 scripts return maps, sets, doubles and booleans", "[scripting]") {
+  TestServer s;
+  CHECK(s.run3({"EVAL", "return {map={a=1}}", "0"}) == "%1\r\n$1\r\na\r\n:1\r\n");
+  CHECK(s.run3({"EVAL", "return {set={x=true}}", "0"}) == "~1\r\n$1\r\nx\r\n");
+  CHECK(s.run3({"EVAL", "return {double=1.5}", "0"}) == ",1.5\r\n");
+  CHECK(s.run3({"EVAL", "return true", "0"}) == "#t\r\n");
+  CHECK(s.run3({"EVAL", "return false", "0"}) == "#f\r\n");
+  CHECK(s.run3({"EVAL", "return nil", "0"}) == "_\r\n");
+  // RESP2 clients get the RESP2 shapes.
+  CHECK(s.run({"EVAL", "return {map={a=1}}", "0"}) == arr({bulk("a"), integer(1)}));
+  // setresp(3): a command's RESP3 reply reaches the script typed.
+  s.run({"SET", "n", "5"});
+  CHECK(eval(s, "redis.setresp(3); local v = redis.call('GET', 'nope'); return v == nil") ==
+        integer(1));
+  CHECK(eval(s, "local v = redis.call('GET', 'nope'); return v == false") == integer(1));
+}
+
+TEST_CASE("redis.call runs commands and raises their errors; pcall returns them",
+          "[scripting]") {
+  TestServer s;
+  CHECK(eval(s, "return redis.call('SET', KEYS[1], ARGV[1])", {"k"}, {"v"}) == "+OK\r\n");
+  CHECK(s.run({"GET", "k"}) == bulk("v"));
+  CHECK(eval(s, "return redis.call('INCRBY', 'n', 5)") == integer(5));
+  CHECK(eval(s, "return redis.call('INCRBY', 'n', 2.0)") == integer(7));
+  const std::string incr = "return redis.call('INCR', KEYS[1])";
+  CHECK(eval(s, incr, {"k"}) ==
+        script_error(incr, "ERR value is not an integer or out of range", 1));
+  CHECK(eval(s, "return redis.pcall('INCR', KEYS[1])", {"k"}) ==
+        error("ERR value is not an integer or out of range"));
+  CHECK(eval(s, "local r = redis.pcall('INCR', KEYS[1]); return type(r) == 'table' and r.err",
+             {"k"}) == bulk("ERR value is not an integer or out of range"));
+  const std::string unknown = "return redis.call('nosuch')";
+  CHECK(eval(s, unknown) == script_error(unknown, "ERR Unknown Redis command called from script", 1));
+  const std::string arity = "\nreturn redis.call('GET')";
+  CHECK(eval(s, arity) ==
+        script_error(arity, "ERR Wrong number of args calling Redis command from script", 2));
+  const std::string sub = "return redis.call('SUBSCRIBE', 'x')";
+  CHECK(eval(s, sub) == script_error(sub, "ERR This Redis command is not allowed from script", 1));
+  const std::string nested = "return redis.call('EVAL', 'return 1', 0)";
+  CHECK(eval(s, nested) ==
+        script_error(nested, "ERR This Redis command is not allowed from script", 1));
+  const std::string bad_arg = "return redis.call('SET', 'k', {})";
+  CHECK(eval(s, bad_arg) ==
+        script_error(bad_arg, "ERR Lua redis lib command arguments must be strings or integers", 1));
+  // A failed write in the middle is not undone: Redis scripts are isolated, not transactional.
+  CHECK(eval(s, "redis.call('SET', 'a', '1'); redis.call('INCR', 'k'); redis.call('SET', 'b', '2')")
+            .rfind("-ERR value is not an integer", 0) == 0);
+  CHECK(s.run({"GET", "a"}) == bulk("1"));
+  CHECK(s.run({"EXISTS", "b"}) == integer(0));
+}
+
+TEST_CASE("Lua errors carry the script id and line", "[scripting]") {
+  TestServer s;
+  const std::string boom = "local x = 1\nerror('boom')";
+  CHECK(eval(s, boom) == script_error(boom, "ERR user_script:2: boom", 2));
+  const std::string tbl = "error({err='TABLEERR x'})";
+  CHECK(eval(s, tbl) == script_error(tbl, "TABLEERR x", 1));
+  CHECK(eval(s, "return +").rfind("-ERR Error compiling script (new function): user_script:1:", 0) ==
+        0);
+}
+
+TEST_CASE("The sandbox has no os, io, require or global writes", "[scripting]") {
+  TestServer s;
+  const std::string glob = "x = 1";
+  CHECK(eval(s, glob) == script_error(glob, "ERR user_script:1: Attempt to modify a readonly table", 1));
+  for (const char* name : {"os", "io", "require", "loadfile", "dofile", "ffi", "jit", "debug",
+                           "package"}) {
+    std::string body = std::string("return ") + name;
+    INFO(name);
+    CHECK(eval(s, body) ==
+          script_error(body, std::string("ERR user_script:1: Script attempted to access "
+                                         "nonexistent global variable '") + name + "'", 1));
+  }
+  CHECK(eval(s, "local t = {}; t.x = 1; return t.x") == integer(1));
+  CHECK(eval(s, "return string.rep('a', 3) .. math.floor(2.5) .. bit.band(6, 3)") ==
+        bulk("aaa22"));
+  CHECK(eval(s, "return cjson.encode({a=1})") == bulk("{\"a\":1}"));
+  CHECK(eval(s, "return cjson.decode('[1,2,3]')[2]") == integer(2));
+  CHECK(eval(s, "return redis.sha1hex('')") == bulk("da39a3ee5e6b4b0d3255bfef95601890afd80709"));
+  CHECK(eval(s, "return redis.REDIS_VERSION") == bulk("7.2.0"));
+  CHECK(eval(s, "redis.log(redis.LOG_WARNING, 'hello from a script'); return 1") == integer(1));
+}
+
+TEST_CASE("EVALSHA, SCRIPT LOAD, EXISTS and FLUSH", "[scripting]") {
+  TestServer s;
+  const std::string body = "return 1";
+  const std::string sha = sha1_hex(body);
+  CHECK(s.run({"EVALSHA", sha, "0"}) == error("NOSCRIPT No matching script. Please use EVAL."));
+  CHECK(s.run({"SCRIPT", "LOAD", body}) == bulk(sha));
+  CHECK(s.run({"EVALSHA", sha, "0"}) == integer(1));
+  CHECK(s.run({"EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0"}) == integer(1));
+  CHECK(s.run({"SCRIPT", "EXISTS", sha, "ffff"}) == arr({integer(1), integer(0)}));
+  CHECK(s.run({"EVAL", "return 2", "0"}) == integer(2));
+  CHECK(s.run({"EVALSHA", sha1_hex("return 2"), "0"}) == integer(2));  // EVAL caches too
+  CHECK(s.run({"SCRIPT", "FLUSH"}) == kOk);
+  CHECK(s.run({"EVALSHA", sha, "0"}) == error("NOSCRIPT No matching script. Please use EVAL."));
+  CHECK(s.run({"SCRIPT", "FLUSH", "BAD"}) == error("ERR SCRIPT FLUSH only support SYNC|ASYNC option"));
+  CHECK(s.run({"SCRIPT", "KILL"}) == error("NOTBUSY No scripts in execution right now."));
+  CHECK(s.run({"EVAL", "return 1", "-1"}) == error("ERR Number of keys can't be negative"));
+  CHECK(s.run({"EVAL", "return 1", "2", "a"}) ==
+        error("ERR Number of keys can't be greater than number of args"));
+  CHECK(s.run({"EVAL", "return 1", "x"}) == error("ERR value is not an integer or out of range"));
+}
+
+TEST_CASE("Read-only scripts refuse writes", "[scripting]") {
+  TestServer s;
+  const std::string w = "return redis.call('SET','a','b')";
+  CHECK(s.run({"EVAL_RO", w, "1", "a"}) ==
+        script_error(w, "ERR Write commands are not allowed from read-only scripts.", 1));
+  const std::string flagged = "#!lua flags=no-writes\nreturn redis.call('SET','a','b')";
+  CHECK(eval(s, flagged, {"a"}) ==
+        script_error(flagged, "ERR Write commands are not allowed from read-only scripts.", 2));
+  CHECK(eval(s, "#!lua flags=no-writes\nreturn redis.call('GET','a')", {"a"}) == kNil);
+  CHECK(eval(s, "#!lua flags=bogus\nreturn 1") ==
+        error("ERR Unexpected flag in script shebang: bogus"));
+  CHECK(s.run({"EXISTS", "a"}) == integer(0));
+}
+
+TEST_CASE("The seed's check-and-decrement script sells each unit once", "[scripting]") {
+  TestServer s;
+  const std::string body =
+      "local stock = tonumber(redis.call('GET', KEYS[1]))\n"
+      "if stock == nil or stock <= 0 then return -1 end\n"
+      "if redis.call('EXISTS', KEYS[2]) == 1 then return -2 end\n"
+      "redis.call('DECR', KEYS[1])\n"
+      "redis.call('SET', KEYS[2], 1, 'EX', ARGV[1])\n"
+      "return stock - 1";
+  s.run({"SET", "{sku}:stock", "2"});
+  CHECK(eval(s, body, {"{sku}:stock", "{sku}:hold:1"}, {"600"}) == integer(1));
+  CHECK(eval(s, body, {"{sku}:stock", "{sku}:hold:1"}, {"600"}) == integer(-2));
+  CHECK(eval(s, body, {"{sku}:stock", "{sku}:hold:2"}, {"600"}) == integer(0));
+  CHECK(eval(s, body, {"{sku}:stock", "{sku}:hold:3"}, {"600"}) == integer(-1));
+  CHECK(s.run({"TTL", "{sku}:hold:1"}) == integer(600));
+}
+
+TEST_CASE("Scripts over several shards touch only their declared shards", "[scripting]") {
+  TestServer s(4);
+  // Two keys on different shards, declared: the script sees both.
+  std::string a = "a", b;
+  for (int i = 0; i < 100 && b.empty(); ++i) {
+    std::string k = "k" + std::to_string(i);
+    if (s.engine().shard_of(k) != s.engine().shard_of(a)) {
+      b = k;
+    }
+  }
+  REQUIRE_FALSE(b.empty());
+  CHECK(eval(s, "redis.call('SET', KEYS[1], 1); redis.call('SET', KEYS[2], 2); return 1",
+             {a, b}) == integer(1));
+  CHECK(s.run({"MGET", a, b}) == arr({bulk("1"), bulk("2")}));
+  // An undeclared key on a shard none of KEYS is on: a clear error, nothing touched.
+  const std::string sneaky = "return redis.call('GET', ARGV[1])";
+  std::string reply = eval(s, sneaky, {a}, {b});
+  CHECK(reply.rfind("-ERR Script attempted to access key '" + b + "'", 0) == 0);
+  // The same key under a hash tag shared with KEYS[1] is fine.
+  CHECK(eval(s, "return redis.call('SET', KEYS[1] .. ':x', 1)", {"{" + a + "}"}) == kOk);
+}
+
+TEST_CASE("SCRIPT KILL stops a long script that has not written", "[scripting]") {
+  TestServer s;
+  s.config().busy_reply_threshold.store(50);
+  auto& store = s.engine().scripts();
+  std::atomic<bool> killed{false};
+  std::thread killer([&] {
+    for (int i = 0; i < 2000 && !store.busy(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    bool ok = false;
+    CHECK(store.request_kill(ok) == "OK");
+    killed = ok;
+  });
+  const std::string loop = "local i = 0\nwhile true do i = i + 1 end";
+  std::string reply = eval(s, loop);
+  killer.join();
+  CHECK(killed);
+  CHECK(reply == script_error(loop, "ERR Script killed by user with SCRIPT KILL...", 2));
+  CHECK_FALSE(store.busy());
+  // A script that wrote cannot be killed.
+  std::thread refuser([&] {
+    for (int i = 0; i < 2000 && !store.busy(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    bool ok = true;
+    CHECK(store.request_kill(ok).rfind("UNKILLABLE", 0) == 0);
+    CHECK_FALSE(ok);
+  });
+  std::string r2 = eval(s,
+                        "redis.call('SET', 'w', 1)\nlocal t = redis.call('TIME')\n"
+                        "local i = 0\nwhile i < 100000000 do i = i + 1 end\nreturn 1");
+  refuser.join();
+  CHECK(r2 == integer(1));
+}
