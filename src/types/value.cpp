@@ -1,6 +1,7 @@
 // Value encoding rules (see value.hpp).
 #include "hotkv/types/value.hpp"
 
+#include "hotkv/types/hash.hpp"
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/types/stream.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -25,6 +26,9 @@ Value Value::clone() const {
   if (inventory_) {
     out.inventory_ = inventory_->clone();
   }
+  if (hash_) {
+    out.hash_ = hash_->clone();
+  }
   return out;
 }
 
@@ -42,9 +46,16 @@ Value Value::from_inventory(std::unique_ptr<Inventory> inventory) {
   return v;
 }
 
+Value Value::from_hash(std::unique_ptr<Hash> hash) {
+  Value v;
+  v.type_ = ValueType::kHash;
+  v.hash_ = std::move(hash);
+  return v;
+}
+
 size_t Value::memory_bytes() const {
   return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
-         (inventory_ ? inventory_->memory_bytes() : 0);
+         (inventory_ ? inventory_->memory_bytes() : 0) + (hash_ ? hash_->memory_bytes() : 0);
 }
 
 Value Value::from_string(std::string_view s) {
@@ -97,6 +108,9 @@ const char* Value::encoding_name() const {
   if (type_ == ValueType::kInventory) {
     return "inventory";
   }
+  if (type_ == ValueType::kHash) {
+    return hash_->listpack() ? "listpack" : "hashtable";
+  }
   if (int_encoded_) {
     return "int";
   }
@@ -111,6 +125,8 @@ const char* value_type_name(ValueType t) {
       return "stream";
     case ValueType::kInventory:
       return "inventory";  // HotKV's own type; Redis has no equivalent (docs/inventory.md)
+    case ValueType::kHash:
+      return "hash";
   }
   return "none";
 }

@@ -32,6 +32,12 @@ enum class OpCode : uint16_t {
   kPelSet = 11,           // [group, consumer, delivery_ms, id, count, id, count, ...]
   kPelAck = 12,           // [group, id, ...]
 
+  // Hashes (16..31), applied by apply_hash_op (hash_effects.cpp); inside the streams' range,
+  // which only uses 1..12, so they are dispatched before it.
+  kHashSet = 16,      // [field, value, ...]: set each pair (creating the hash if missing)
+  kHashDel = 17,      // [field, ...]: remove the fields; an emptied hash removes the key
+  kHashConvert = 18,  // []: move to the hashtable encoding (a rebuilt hash keeps its encoding)
+
   // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
   // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
   kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key]
@@ -47,6 +53,8 @@ inline constexpr uint16_t kStreamOpFirst = 1;
 inline constexpr uint16_t kStreamOpLast = 63;
 inline constexpr uint16_t kInventoryOpFirst = 64;
 inline constexpr uint16_t kInventoryOpLast = 127;
+inline constexpr uint16_t kHashOpFirst = 16;
+inline constexpr uint16_t kHashOpLast = 31;
 
 // Applies one kOp effect during replay (on the owning shard's thread). Returns false with
 // `error` set if the op code is unknown or its arguments are malformed; ops that find their
@@ -54,6 +62,7 @@ inline constexpr uint16_t kInventoryOpLast = 127;
 bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a
@@ -64,5 +73,7 @@ void encode_stream(RecordEncoder& enc, std::string_view key, const Value& v,
                    const std::function<void()>& checkpoint);
 void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
                       const std::function<void()>& checkpoint);
+void encode_hash(RecordEncoder& enc, std::string_view key, const Value& v,
+                 const std::function<void()>& checkpoint);
 
 }  // namespace hotkv
