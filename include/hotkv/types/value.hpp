@@ -69,8 +69,7 @@ class Value {
   // Only the keyspace sets deadlines, so that its expires count and wheel stay consistent.
   void set_expire_raw(int64_t at_ms) { expire_at_ms_ = at_ms; }
 
-  // OBJECT ENCODING as Redis names it: "int", "embstr" (<= 44 bytes) or "raw"; a hash is
-  // "listpack" or "hashtable".
+  // OBJECT ENCODING as Redis names it: "int", "embstr" (<= 44 bytes) or "raw".
   const char* encoding_name() const;
   size_t memory_bytes() const;
 
