@@ -1,6 +1,7 @@
 // Value encoding rules (see value.hpp).
 #include "hotkv/types/value.hpp"
 
+#include "hotkv/types/hash.hpp"
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/types/set.hpp"
 #include "hotkv/types/stream.hpp"
@@ -29,6 +30,9 @@ Value Value::clone() const {
   if (set_) {
     out.set_ = set_->clone();
   }
+  if (hash_) {
+    out.hash_ = hash_->clone();
+  }
   return out;
 }
 
@@ -53,10 +57,17 @@ Value Value::from_set(std::unique_ptr<Set> set) {
   return v;
 }
 
+Value Value::from_hash(std::unique_ptr<Hash> hash) {
+  Value v;
+  v.type_ = ValueType::kHash;
+  v.hash_ = std::move(hash);
+  return v;
+}
+
 size_t Value::memory_bytes() const {
   return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
          (inventory_ ? inventory_->memory_bytes() : 0) +
-         (set_ ? set_->memory_bytes() : 0);
+         (set_ ? set_->memory_bytes() : 0) + (hash_ ? hash_->memory_bytes() : 0);
 }
 
 Value Value::from_string(std::string_view s) {
@@ -112,6 +123,9 @@ const char* Value::encoding_name() const {
   if (type_ == ValueType::kSet) {
     return set_->encoding_name();
   }
+  if (type_ == ValueType::kHash) {
+    return hash_->listpack() ? "listpack" : "hashtable";
+  }
   if (int_encoded_) {
     return "int";
   }
@@ -128,6 +142,8 @@ const char* value_type_name(ValueType t) {
       return "inventory";  // HotKV's own type; Redis has no equivalent (docs/inventory.md)
     case ValueType::kSet:
       return "set";
+    case ValueType::kHash:
+      return "hash";
   }
   return "none";
 }

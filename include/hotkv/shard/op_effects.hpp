@@ -32,8 +32,12 @@ enum class OpCode : uint16_t {
   kPelSet = 11,           // [group, consumer, delivery_ms, id, count, id, count, ...]
   kPelAck = 12,           // [group, id, ...]
 
-  // Sets (32..47), applied by apply_set_op (set_effects.cpp). Checked before the stream range,
-  // which nominally spans them.
+  // Hashes (16..31), applied by apply_hash_op (hash_effects.cpp).
+  kHashSet = 16,      // [field, value, ...]: set each pair (creating the hash if missing)
+  kHashDel = 17,      // [field, ...]: remove the fields; an emptied hash removes the key
+  kHashConvert = 18,  // []: move to the hashtable encoding (a rebuilt hash keeps its encoding)
+
+  // Sets (32..47), applied by apply_set_op (set_effects.cpp).
   kSetAdd = 32,     // [member, ...]: add (creating the set if missing)
   kSetRem = 33,     // [member, ...]: remove; the key is deleted once the set is empty
   kSetCreate = 34,  // [encoding]: an empty set in "intset" or "hashtable" encoding, if missing
@@ -50,11 +54,13 @@ enum class OpCode : uint16_t {
 };
 
 inline constexpr uint16_t kStreamOpFirst = 1;
-inline constexpr uint16_t kStreamOpLast = 63;
+inline constexpr uint16_t kStreamOpLast = 15;
 inline constexpr uint16_t kSetOpFirst = 32;
 inline constexpr uint16_t kSetOpLast = 47;
 inline constexpr uint16_t kInventoryOpFirst = 64;
 inline constexpr uint16_t kInventoryOpLast = 127;
+inline constexpr uint16_t kHashOpFirst = 16;
+inline constexpr uint16_t kHashOpLast = 31;
 
 // Applies one kOp effect during replay (on the owning shard's thread). Returns false with
 // `error` set if the op code is unknown or its arguments are malformed; ops that find their
@@ -63,6 +69,7 @@ bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a
@@ -75,5 +82,7 @@ void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
                       const std::function<void()>& checkpoint);
 void encode_set(RecordEncoder& enc, std::string_view key, const Value& v,
                 const std::function<void()>& checkpoint);
+void encode_hash(RecordEncoder& enc, std::string_view key, const Value& v,
+                 const std::function<void()>& checkpoint);
 
 }  // namespace hotkv

@@ -13,11 +13,12 @@ namespace hotkv {
 
 inline constexpr int64_t kNoExpiry = -1;
 
-enum class ValueType : uint8_t { kString, kStream, kInventory, kSet };
+enum class ValueType : uint8_t { kString, kStream, kInventory, kSet, kHash };
 
 class Stream;
 class Inventory;
 class Set;
+class Hash;
 
 // Move-only: aggregate types own their contents; COPY uses clone().
 class Value {
@@ -33,6 +34,7 @@ class Value {
   static Value from_stream(std::unique_ptr<Stream> stream);
   static Value from_inventory(std::unique_ptr<Inventory> inventory);
   static Value from_set(std::unique_ptr<Set> set);
+  static Value from_hash(std::unique_ptr<Hash> hash);
   static Value from_string(std::string_view s);
   static Value from_int(int64_t v) {
     Value out;
@@ -48,6 +50,8 @@ class Value {
   Inventory* inventory() const { return inventory_.get(); }
   // Non-null exactly when type() is kSet.
   Set* set() const { return set_.get(); }
+  // Non-null exactly when type() is kHash.
+  Hash* hash() const { return hash_.get(); }
   bool is_int() const { return int_encoded_; }
   int64_t int_value() const { return integer_; }
   // The string bytes; for an integer-encoded value this formats into `scratch`.
@@ -80,6 +84,7 @@ class Value {
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<Inventory> inventory_;
   std::unique_ptr<Set> set_;
+  std::unique_ptr<Hash> hash_;
   ValueType type_ = ValueType::kString;
   bool int_encoded_ = false;
 };
