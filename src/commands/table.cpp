@@ -66,6 +66,7 @@ const Table& command_table() {
     register_streams(t);
     register_ratelimit(t);
     register_inventory(t);
+    register_zsets(t);
     return t;
   }();
   return table;

@@ -4,6 +4,9 @@
 namespace hotkv {
 
 bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
+  if (e.op >= kZSetOpFirst && e.op <= kZSetOpLast) {
+    return apply_zset_op(ks, e, now_ms, error);
+  }
   if (e.op >= kStreamOpFirst && e.op <= kStreamOpLast) {
     return apply_stream_op(ks, e, now_ms, error);
   }
@@ -29,6 +32,9 @@ void encode_value(RecordEncoder& enc, std::string_view key, const Value& v, std:
       break;
     case ValueType::kInventory:
       encode_inventory(enc, key, v, checkpoint);
+      break;
+    case ValueType::kZSet:
+      encode_zset(enc, key, v, checkpoint);
       break;
   }
   if (v.has_expiry()) {

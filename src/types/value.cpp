@@ -3,6 +3,7 @@
 
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/types/stream.hpp"
+#include "hotkv/types/zset.hpp"
 #include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
@@ -25,6 +26,9 @@ Value Value::clone() const {
   if (inventory_) {
     out.inventory_ = inventory_->clone();
   }
+  if (zset_) {
+    out.zset_ = zset_->clone();
+  }
   return out;
 }
 
@@ -42,9 +46,16 @@ Value Value::from_inventory(std::unique_ptr<Inventory> inventory) {
   return v;
 }
 
+Value Value::from_zset(std::unique_ptr<ZSet> zset) {
+  Value v;
+  v.type_ = ValueType::kZSet;
+  v.zset_ = std::move(zset);
+  return v;
+}
+
 size_t Value::memory_bytes() const {
   return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
-         (inventory_ ? inventory_->memory_bytes() : 0);
+         (inventory_ ? inventory_->memory_bytes() : 0) + (zset_ ? zset_->memory_bytes() : 0);
 }
 
 Value Value::from_string(std::string_view s) {
@@ -97,6 +108,9 @@ const char* Value::encoding_name() const {
   if (type_ == ValueType::kInventory) {
     return "inventory";
   }
+  if (type_ == ValueType::kZSet) {
+    return zset_->encoding_name();
+  }
   if (int_encoded_) {
     return "int";
   }
@@ -111,6 +125,8 @@ const char* value_type_name(ValueType t) {
       return "stream";
     case ValueType::kInventory:
       return "inventory";  // HotKV's own type; Redis has no equivalent (docs/inventory.md)
+    case ValueType::kZSet:
+      return "zset";
   }
   return "none";
 }

@@ -15,5 +15,6 @@ void register_streams(Table& t);  // streams, consumer groups and XINFO
 void register_pubsub(Table& t);      // SUBSCRIBE, PUBLISH, PUBSUB, ...
 void register_ratelimit(Table& t);  // GCRA.LIMIT and CL.THROTTLE
 void register_inventory(Table& t);  // INV.*: stock items, holds, carts and audit
+void register_zsets(Table& t);      // sorted sets
 
 }  // namespace hotkv

@@ -32,6 +32,11 @@ enum class OpCode : uint16_t {
   kPelSet = 11,           // [group, consumer, delivery_ms, id, count, id, count, ...]
   kPelAck = 12,           // [group, id, ...]
 
+  // Sorted sets (48..63), applied by apply_zset_op (zset_effects.cpp). Scores are written as
+  // replies print them (%.17g, "inf", "-inf", "-0"), which round-trips every double exactly.
+  kZSetAdd = 48,  // [score, member, ...]: set each member's final score (creating the zset)
+  kZSetRem = 49,  // [member, ...]: remove them (the key goes when the zset is emptied)
+
   // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
   // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
   kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key]
@@ -45,6 +50,8 @@ enum class OpCode : uint16_t {
 
 inline constexpr uint16_t kStreamOpFirst = 1;
 inline constexpr uint16_t kStreamOpLast = 63;
+inline constexpr uint16_t kZSetOpFirst = 48;  // carved from the top of the streams' range
+inline constexpr uint16_t kZSetOpLast = 63;
 inline constexpr uint16_t kInventoryOpFirst = 64;
 inline constexpr uint16_t kInventoryOpLast = 127;
 
@@ -54,6 +61,7 @@ inline constexpr uint16_t kInventoryOpLast = 127;
 bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_zset_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a
@@ -64,5 +72,7 @@ void encode_stream(RecordEncoder& enc, std::string_view key, const Value& v,
                    const std::function<void()>& checkpoint);
 void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
                       const std::function<void()>& checkpoint);
+void encode_zset(RecordEncoder& enc, std::string_view key, const Value& v,
+                 const std::function<void()>& checkpoint);
 
 }  // namespace hotkv

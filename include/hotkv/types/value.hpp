@@ -13,10 +13,11 @@ namespace hotkv {
 
 inline constexpr int64_t kNoExpiry = -1;
 
-enum class ValueType : uint8_t { kString, kStream, kInventory };
+enum class ValueType : uint8_t { kString, kStream, kInventory, kZSet };
 
 class Stream;
 class Inventory;
+class ZSet;
 
 // Move-only: aggregate types own their contents; COPY uses clone().
 class Value {
@@ -31,6 +32,7 @@ class Value {
 
   static Value from_stream(std::unique_ptr<Stream> stream);
   static Value from_inventory(std::unique_ptr<Inventory> inventory);
+  static Value from_zset(std::unique_ptr<ZSet> zset);
   static Value from_string(std::string_view s);
   static Value from_int(int64_t v) {
     Value out;
@@ -44,6 +46,8 @@ class Value {
   Stream* stream() const { return stream_.get(); }
   // Non-null exactly when type() is kInventory.
   Inventory* inventory() const { return inventory_.get(); }
+  // Non-null exactly when type() is kZSet.
+  ZSet* zset() const { return zset_.get(); }
   bool is_int() const { return int_encoded_; }
   int64_t int_value() const { return integer_; }
   // The string bytes; for an integer-encoded value this formats into `scratch`.
@@ -75,6 +79,7 @@ class Value {
   std::string str_;
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<Inventory> inventory_;
+  std::unique_ptr<ZSet> zset_;
   ValueType type_ = ValueType::kString;
   bool int_encoded_ = false;
 };
