@@ -37,7 +37,9 @@ std::vector<const ZSet::Node*> walk(const ZSet::Node* n, bool reverse, int64_t o
   if (offset < 0) {
     return out;
   }
-  for (; n != nullptr && offset > 0 && inside(n); --offset) {
+  // The offset is skipped without looking (as Redis does; it matters only for lex ranges over
+  // mixed scores, where members are not in byte order).
+  for (; n != nullptr && offset > 0; --offset) {
     n = step(n);
   }
   for (; n != nullptr && limit != 0 && inside(n); n = step(n)) {
@@ -214,7 +216,7 @@ void cmd_zlexcount(CommandContext& ctx) {
   if (!zset_lookup_or_reply(ctx, ctx.arg(1), true, z)) {
     return;
   }
-  ctx.reply.integer(z == nullptr ? 0 : static_cast<int64_t>(z->count(r)));
+  ctx.reply.integer(z == nullptr ? 0 : z->count(r));
 }
 
 // ZREMRANGEBYSCORE / ZREMRANGEBYRANK / ZREMRANGEBYLEX key min max: the range is parsed before
@@ -257,7 +259,7 @@ void remrange_generic(CommandContext& ctx, RangeKind kind) {
                  [&](const ZSet::Node* x) { return score_range.below_max(x->score()); });
   } else {
     event = "zremrangebylex";
-    nodes = walk(z->first_in(lex_range), false, 0, -1,
+    nodes = walk(z->lex_delete_start(lex_range), false, 0, -1,
                  [&](const ZSet::Node* x) { return lex_range.below_max(x->member()); });
   }
   std::vector<std::string> members;

@@ -210,10 +210,16 @@ std::optional<double> ZSet::score(std::string_view member) const {
 }
 
 bool ZSet::set(std::string_view member, double score) {
+  auto* e = dict_.find_entry(member);
+  // As in Redis, a member that does not fit a listpack converts the set before it goes in.
+  if (e == nullptr &&
+      (dict_.size() + 1 > kListpackMaxEntries || member.size() > kListpackMaxValue)) {
+    skiplist_ = true;
+  }
   if (!skiplist_ && score == 0) {
     score = 0.0;  // a listpack keeps -0 as the integer 0
   }
-  if (auto* e = dict_.find_entry(member)) {
+  if (e != nullptr) {
     Node* n = e->value;
     if (n->score_ == score) {
       return false;
@@ -232,13 +238,10 @@ bool ZSet::set(std::string_view member, double score) {
     return false;
   }
   dict_.try_emplace(member);
-  auto* e = dict_.find_entry(member);
+  e = dict_.find_entry(member);
   Node* n = make_node(random_height(), score, e->key);
   e->value = n;
   link(n);
-  if (dict_.size() > kListpackMaxEntries || member.size() > kListpackMaxValue) {
-    skiplist_ = true;
-  }
   return true;
 }
 
@@ -329,33 +332,59 @@ const ZSet::Node* ZSet::last_in(const ScoreRange& r) const {
   return x != head_ && r.above_min(x->score_) ? x : nullptr;
 }
 
-const ZSet::Node* ZSet::first_in(const LexRange& r) const {
-  if (r.empty() || tail_ == nullptr || !r.above_min(tail_->member_) ||
-      !r.below_max(first()->member_)) {
-    return nullptr;
-  }
+bool ZSet::lex_range_overlaps(const LexRange& r) const {
+  return !r.empty() && tail_ != nullptr && r.above_min(tail_->member_) &&
+         r.below_max(first()->member_);
+}
+
+const ZSet::Node* ZSet::lex_seek(const LexRange& r) const {
   const Node* x = head_;
   for (int i = height_ - 1; i >= 0; --i) {
     while (x->levels()[i].forward != nullptr && !r.above_min(x->levels()[i].forward->member_)) {
       x = x->levels()[i].forward;
     }
   }
-  x = x->levels()[0].forward;
+  return x->levels()[0].forward;
+}
+
+const ZSet::Node* ZSet::first_in(const LexRange& r) const {
+  if (!lex_range_overlaps(r)) {
+    return nullptr;
+  }
+  const Node* x = first();
+  if (skiplist_) {
+    x = lex_seek(r);
+  } else {
+    while (x != nullptr && !r.above_min(x->member_)) {
+      x = x->next();
+    }
+  }
   return x != nullptr && r.below_max(x->member_) ? x : nullptr;
 }
 
 const ZSet::Node* ZSet::last_in(const LexRange& r) const {
-  if (r.empty() || tail_ == nullptr || !r.above_min(tail_->member_) ||
-      !r.below_max(first()->member_)) {
+  if (!lex_range_overlaps(r)) {
     return nullptr;
   }
-  const Node* x = head_;
-  for (int i = height_ - 1; i >= 0; --i) {
-    while (x->levels()[i].forward != nullptr && r.below_max(x->levels()[i].forward->member_)) {
-      x = x->levels()[i].forward;
+  const Node* x = tail_;
+  if (skiplist_) {
+    x = head_;
+    for (int i = height_ - 1; i >= 0; --i) {
+      while (x->levels()[i].forward != nullptr && r.below_max(x->levels()[i].forward->member_)) {
+        x = x->levels()[i].forward;
+      }
+    }
+    x = x == head_ ? nullptr : x;
+  } else {
+    while (x != nullptr && !r.below_max(x->member_)) {
+      x = x->prev();
     }
   }
-  return x != head_ && r.above_min(x->member_) ? x : nullptr;
+  return x != nullptr && r.above_min(x->member_) ? x : nullptr;
+}
+
+const ZSet::Node* ZSet::lex_delete_start(const LexRange& r) const {
+  return skiplist_ ? lex_seek(r) : first_in(r);
 }
 
 size_t ZSet::count(const ScoreRange& r) const {
@@ -366,12 +395,23 @@ size_t ZSet::count(const ScoreRange& r) const {
   return rank_of(last_in(r)) - rank_of(f) + 1;
 }
 
-size_t ZSet::count(const LexRange& r) const {
+int64_t ZSet::count(const LexRange& r) const {
   const Node* f = first_in(r);
   if (f == nullptr) {
     return 0;
   }
-  return rank_of(last_in(r)) - rank_of(f) + 1;
+  if (!skiplist_) {
+    int64_t n = 0;
+    for (; f != nullptr && r.below_max(f->member_); f = f->next()) {
+      ++n;
+    }
+    return n;
+  }
+  const Node* l = last_in(r);
+  if (l == nullptr) {
+    return static_cast<int64_t>(length_ - rank_of(f));
+  }
+  return static_cast<int64_t>(rank_of(l)) - static_cast<int64_t>(rank_of(f)) + 1;
 }
 
 size_t ZSet::memory_bytes() const { return sizeof(ZSet) + dict_.memory_bytes() + node_bytes_; }

@@ -99,11 +99,23 @@ class ZSet {
   // The lowest / highest node within the range, or nullptr if none.
   const Node* first_in(const ScoreRange& r) const;
   const Node* last_in(const ScoreRange& r) const;
-  const Node* first_in(const LexRange& r) const;
-  const Node* last_in(const LexRange& r) const;
   // How many members fall within the range, in O(log n).
   size_t count(const ScoreRange& r) const;
-  size_t count(const LexRange& r) const;
+
+  // Lex ranges are meant for members that share one score; with mixed scores the members are
+  // not in byte order and Redis's answers depend on its encoding. These reproduce them: while
+  // listpack-encoded, first_in is the first member from the lowest score that is >= min (if
+  // it is also <= max), last_in the first from the highest score that is <= max (if >= min),
+  // and count counts from first_in while members stay <= max; once skiplist-encoded they
+  // search the skiplist as if members were sorted, and count is the difference of the two
+  // ends' ranks plus one, which can be zero or negative. Each first checks that the range is
+  // not empty and that the last member is >= min and the first <= max.
+  const Node* first_in(const LexRange& r) const;
+  const Node* last_in(const LexRange& r) const;
+  int64_t count(const LexRange& r) const;
+  // The node ZREMRANGEBYLEX starts deleting from (it deletes while members are <= max):
+  // first_in while listpack-encoded; the skiplist search without first_in's checks after.
+  const Node* lex_delete_start(const LexRange& r) const;
 
   // Visits the members of one or more Dict buckets from `cursor`, calling fn(member, score);
   // returns the next cursor (0: done). Guarantee as Dict::scan: a member present for the
@@ -127,6 +139,10 @@ class ZSet {
   // Unlinks the node equal to (score, member) and returns it, or nullptr.
   Node* unlink(double score, std::string_view member);
   void free_all();
+  // The first node whose member is >= min by a skiplist search (members assumed sorted).
+  const Node* lex_seek(const LexRange& r) const;
+  // The last member >= min and the first <= max, and the range itself not empty.
+  bool lex_range_overlaps(const LexRange& r) const;
 
   Dict<Node*> dict_;
   Node* head_ = nullptr;  // a sentinel with every level; set by the constructor
