@@ -237,9 +237,8 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char
       ctx.error(err::kZSetScoreNaN);
       return;
     }
-    incr_applied = cur ? !(f.nx || (f.gt && incr_result <= *cur) ||
-                           (f.lt && incr_result >= *cur))
-                       : !f.xx;
+    incr_applied =
+        cur ? !(f.nx || (f.gt && incr_result <= *cur) || (f.lt && incr_result >= *cur)) : !f.xx;
     scores[0] = incr_result;
   }
   std::unique_ptr<ZSet> created;
@@ -259,14 +258,14 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char
         continue;
       }
       if (score != *cur) {
-        z->set(member, score);
+        z->set(member, score, &score);
         ++updated;
-        changed.emplace_back(member, *z->score(member));
+        changed.emplace_back(member, score);
       }
     } else if (!f.xx) {
-      z->set(member, score);
+      z->set(member, score, &score);
       ++added;
-      changed.emplace_back(member, *z->score(member));
+      changed.emplace_back(member, score);
     }
   }
   if (created && !created->empty()) {

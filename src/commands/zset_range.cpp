@@ -191,9 +191,7 @@ void cmd_zrevrangebyscore(CommandContext& ctx) {
   range_generic(ctx, {RangeKind::kScore, true, true});
 }
 void cmd_zrangebylex(CommandContext& ctx) { range_generic(ctx, {RangeKind::kLex, true, false}); }
-void cmd_zrevrangebylex(CommandContext& ctx) {
-  range_generic(ctx, {RangeKind::kLex, true, true});
-}
+void cmd_zrevrangebylex(CommandContext& ctx) { range_generic(ctx, {RangeKind::kLex, true, true}); }
 
 void cmd_zcount(CommandContext& ctx) {
   ScoreRange r;

@@ -170,8 +170,7 @@ ZSet::Node* ZSet::unlink(double score, std::string_view member) {
   Node* x = head_;
   for (int i = height_ - 1; i >= 0; --i) {
     while (x->levels()[i].forward != nullptr &&
-           before(x->levels()[i].forward->score_, x->levels()[i].forward->member_, score,
-                  member)) {
+           before(x->levels()[i].forward->score_, x->levels()[i].forward->member_, score, member)) {
       x = x->levels()[i].forward;
     }
     update[i] = x;
@@ -209,7 +208,7 @@ std::optional<double> ZSet::score(std::string_view member) const {
   return (*n)->score_;
 }
 
-bool ZSet::set(std::string_view member, double score) {
+bool ZSet::set(std::string_view member, double score, double* stored) {
   auto* e = dict_.find_entry(member);
   // As in Redis, a member that does not fit a listpack converts the set before it goes in.
   if (e == nullptr &&
@@ -218,6 +217,9 @@ bool ZSet::set(std::string_view member, double score) {
   }
   if (!skiplist_ && score == 0) {
     score = 0.0;  // a listpack keeps -0 as the integer 0
+  }
+  if (stored != nullptr) {
+    *stored = score;
   }
   if (e != nullptr) {
     Node* n = e->value;

@@ -80,9 +80,10 @@ class ZSet {
   bool listpack_encoded() const { return !skiplist_; }
 
   std::optional<double> score(std::string_view member) const;
-  // Sets member's score, adding the member if absent. Returns true if it was added.
+  // Sets member's score, adding the member if absent. Returns true if it was added. If
+  // `stored` is given it receives the score as kept (a listpack keeps -0 as 0).
   // REQUIRES: score is not NaN.
-  bool set(std::string_view member, double score);
+  bool set(std::string_view member, double score, double* stored = nullptr);
   // Removes member; false if it was absent.
   bool erase(std::string_view member);
 

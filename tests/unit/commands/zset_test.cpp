@@ -107,7 +107,8 @@ TEST_CASE("ZADD options NX XX GT LT CH INCR follow Redis", "[zset]") {
   SECTION("option conflicts and bad input get Redis's errors, changing nothing") {
     CHECK(s.run({"ZADD", "z", "NX", "XX", "1", "a"}) ==
           error("ERR XX and NX options at the same time are not compatible"));
-    const std::string gtlt = error("ERR GT, LT, and/or NX options at the same time are not compatible");
+    const std::string gtlt =
+        error("ERR GT, LT, and/or NX options at the same time are not compatible");
     CHECK(s.run({"ZADD", "z", "GT", "LT", "1", "a"}) == gtlt);
     CHECK(s.run({"ZADD", "z", "GT", "NX", "1", "a"}) == gtlt);
     CHECK(s.run({"ZADD", "z", "LT", "NX", "1", "a"}) == gtlt);
@@ -258,8 +259,7 @@ TEST_CASE("ZRANGE by rank, score and lex, reversed, limited, with scores", "[zse
     CHECK(s.run({"ZRANGEBYSCORE", "z", "1", "2", "LIMIT", "0"}) == kSyntax);
     CHECK(s.run({"ZRANGEBYSCORE", "z", "1", "2", "LIMIT", "x", "1"}) ==
           error("ERR value is not an integer or out of range"));
-    CHECK(s.run({"ZRANGE", "z", "x", "1"}) ==
-          error("ERR value is not an integer or out of range"));
+    CHECK(s.run({"ZRANGE", "z", "x", "1"}) == error("ERR value is not an integer or out of range"));
     CHECK(s.run({"ZRANGE", "z", "(1", "5", "BYLEX"}) ==
           error("ERR min or max not valid string range item"));
     CHECK(s.run({"ZRANGEBYSCORE", "nokey", "a", "1"}) == error("ERR min or max is not a float"));
@@ -379,9 +379,9 @@ TEST_CASE("Sorted-set writes publish Redis's keyspace events", "[zset]") {
   for (const auto& m : s.pushes()) {
     events.push_back(m.channel.substr(m.channel.find(':') + 1) + "|" + m.payload);
   }
-  CHECK(events == std::vector<std::string>{"zadd|z", "zincr|z", "zincr|z", "zrem|z",
-                                           "zpopmin|z", "zpopmax|z", "zremrangebyscore|z",
-                                           "zremrangebyrank|z", "del|z"});
+  CHECK(events == std::vector<std::string>{"zadd|z", "zincr|z", "zincr|z", "zrem|z", "zpopmin|z",
+                                           "zpopmax|z", "zremrangebyscore|z", "zremrangebyrank|z",
+                                           "del|z"});
 }
 
 namespace {
