@@ -66,13 +66,11 @@ const Table& command_table() {
     register_streams(t);
     register_ratelimit(t);
     register_inventory(t);
-<<<<<<< HEAD
     register_transactions(t);
     register_scripting(t);
     register_sets(t);
-=======
     register_hashes(t);
->>>>>>> feat/hashes
+    register_zsets(t);
     return t;
   }();
   return table;

@@ -399,7 +399,7 @@ bool push_reply(lua_State* L, std::string_view resp, bool& is_error) {
   return r.push(L, 0, is_error);
 }
 
-bool write_lua_value(lua_State* L, int index, ReplyWriter& w, int depth) {
+bool write_lua_value(lua_State* L, int index, ReplyWriter& w, bool script_resp3, int depth) {
   if (depth > kMaxDepth || !lua_checkstack(L, 4)) {
     return false;
   }
@@ -412,7 +412,7 @@ bool write_lua_value(lua_State* L, int index, ReplyWriter& w, int depth) {
       return true;
     }
     case LUA_TBOOLEAN:
-      if (w.proto() == 3) {
+      if (script_resp3) {
         w.boolean(lua_toboolean(L, index) != 0);
       } else if (lua_toboolean(L, index) != 0) {
         w.integer(1);
@@ -469,8 +469,8 @@ bool write_lua_value(lua_State* L, int index, ReplyWriter& w, int depth) {
       lua_pushnil(L);
       while (lua_next(L, t) != 0) {
         // key at -2, value at -1
-        if (!write_lua_value(L, -2, w, depth + 1) ||
-            (is_map && !write_lua_value(L, -1, w, depth + 1))) {
+        if (!write_lua_value(L, -2, w, script_resp3, depth + 1) ||
+            (is_map && !write_lua_value(L, -1, w, script_resp3, depth + 1))) {
           return false;
         }
         lua_pop(L, 1);
@@ -493,7 +493,7 @@ bool write_lua_value(lua_State* L, int index, ReplyWriter& w, int depth) {
   w.array(n);
   for (size_t i = 1; i <= n; ++i) {
     lua_rawgeti(L, index, static_cast<int>(i));
-    bool ok = write_lua_value(L, -1, w, depth + 1);
+    bool ok = write_lua_value(L, -1, w, script_resp3, depth + 1);
     lua_pop(L, 1);
     if (!ok) {
       return false;

@@ -283,7 +283,7 @@ void LuaVm::run(CommandContext& ctx, const Script& script, std::span<const std::
   } else {
     std::string out;
     ReplyWriter w(out, ctx.reply.proto());
-    if (write_lua_value(L, -1, w)) {
+    if (write_lua_value(L, -1, w, call.resp == 3)) {
       ctx.reply.buffer() += out;
     } else {
       ctx.error("ERR reached lua stack limit");

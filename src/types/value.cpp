@@ -5,6 +5,7 @@
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/types/set.hpp"
 #include "hotkv/types/stream.hpp"
+#include "hotkv/types/zset.hpp"
 #include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
@@ -32,6 +33,9 @@ Value Value::clone() const {
   }
   if (hash_) {
     out.hash_ = hash_->clone();
+  }
+  if (zset_) {
+    out.zset_ = zset_->clone();
   }
   return out;
 }
@@ -64,10 +68,18 @@ Value Value::from_hash(std::unique_ptr<Hash> hash) {
   return v;
 }
 
+Value Value::from_zset(std::unique_ptr<ZSet> zset) {
+  Value v;
+  v.type_ = ValueType::kZSet;
+  v.zset_ = std::move(zset);
+  return v;
+}
+
 size_t Value::memory_bytes() const {
   return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
          (inventory_ ? inventory_->memory_bytes() : 0) +
-         (set_ ? set_->memory_bytes() : 0) + (hash_ ? hash_->memory_bytes() : 0);
+         (set_ ? set_->memory_bytes() : 0) + (hash_ ? hash_->memory_bytes() : 0) +
+         (zset_ ? zset_->memory_bytes() : 0);
 }
 
 Value Value::from_string(std::string_view s) {
@@ -126,6 +138,9 @@ const char* Value::encoding_name() const {
   if (type_ == ValueType::kHash) {
     return hash_->listpack() ? "listpack" : "hashtable";
   }
+  if (type_ == ValueType::kZSet) {
+    return zset_->encoding_name();
+  }
   if (int_encoded_) {
     return "int";
   }
@@ -144,6 +159,8 @@ const char* value_type_name(ValueType t) {
       return "set";
     case ValueType::kHash:
       return "hash";
+    case ValueType::kZSet:
+      return "zset";
   }
   return "none";
 }

@@ -15,12 +15,10 @@ void register_streams(Table& t);  // streams, consumer groups and XINFO
 void register_pubsub(Table& t);      // SUBSCRIBE, PUBLISH, PUBSUB, ...
 void register_ratelimit(Table& t);  // GCRA.LIMIT and CL.THROTTLE
 void register_inventory(Table& t);  // INV.*: stock items, holds, carts and audit
-<<<<<<< HEAD
 void register_transactions(Table& t);  // MULTI, EXEC, DISCARD, WATCH, UNWATCH
 void register_scripting(Table& t);  // EVAL, EVALSHA, SCRIPT
 void register_sets(Table& t);       // sets and set algebra
-=======
 void register_hashes(Table& t);     // HSET, HGET, HSCAN, HRANDFIELD, ...
->>>>>>> feat/hashes
+void register_zsets(Table& t);      // sorted sets
 
 }  // namespace hotkv

@@ -82,8 +82,10 @@ struct LuaVm::Call {
 // Installs the `redis` table into L (lua_redis_api.cpp).
 void open_redis_api(lua_State* L, LuaVm& vm);
 // Writes the Lua value at `index` as a reply (Redis's Lua-to-RESP rules); false if it is
-// nested too deeply (the caller replies an error instead).
-bool write_lua_value(lua_State* L, int index, class ReplyWriter& w, int depth = 0);
+// nested too deeply (the caller replies an error instead). Booleans follow the script's own
+// protocol (redis.setresp): true/false with 3, else 1/null, whatever the client speaks.
+bool write_lua_value(lua_State* L, int index, class ReplyWriter& w, bool script_resp3,
+                     int depth = 0);
 // Pushes the reply in `resp` (one complete RESP value) as a Lua value (RESP-to-Lua rules).
 // Returns false if it is malformed. An error reply becomes {err=...}; `is_error` tells.
 bool push_reply(lua_State* L, std::string_view resp, bool& is_error);

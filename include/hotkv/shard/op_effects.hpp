@@ -41,6 +41,10 @@ enum class OpCode : uint16_t {
   kSetAdd = 32,     // [member, ...]: add (creating the set if missing)
   kSetRem = 33,     // [member, ...]: remove; the key is deleted once the set is empty
   kSetCreate = 34,  // [encoding]: an empty set in "intset" or "hashtable" encoding, if missing
+  // Sorted sets (48..63), applied by apply_zset_op (zset_effects.cpp). Scores are written as
+  // replies print them (%.17g, "inf", "-inf", "-0"), which round-trips every double exactly.
+  kZSetAdd = 48,  // [score, member, ...]: set each member's final score (creating the zset)
+  kZSetRem = 49,  // [member, ...]: remove them (the key goes when the zset is emptied)
 
   // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
   // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
@@ -57,6 +61,8 @@ inline constexpr uint16_t kStreamOpFirst = 1;
 inline constexpr uint16_t kStreamOpLast = 15;
 inline constexpr uint16_t kSetOpFirst = 32;
 inline constexpr uint16_t kSetOpLast = 47;
+inline constexpr uint16_t kZSetOpFirst = 48;
+inline constexpr uint16_t kZSetOpLast = 63;
 inline constexpr uint16_t kInventoryOpFirst = 64;
 inline constexpr uint16_t kInventoryOpLast = 127;
 inline constexpr uint16_t kHashOpFirst = 16;
@@ -70,6 +76,7 @@ bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_zset_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a
@@ -83,6 +90,8 @@ void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
 void encode_set(RecordEncoder& enc, std::string_view key, const Value& v,
                 const std::function<void()>& checkpoint);
 void encode_hash(RecordEncoder& enc, std::string_view key, const Value& v,
+                 const std::function<void()>& checkpoint);
+void encode_zset(RecordEncoder& enc, std::string_view key, const Value& v,
                  const std::function<void()>& checkpoint);
 
 }  // namespace hotkv

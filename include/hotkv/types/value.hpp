@@ -13,12 +13,13 @@ namespace hotkv {
 
 inline constexpr int64_t kNoExpiry = -1;
 
-enum class ValueType : uint8_t { kString, kStream, kInventory, kSet, kHash };
+enum class ValueType : uint8_t { kString, kStream, kInventory, kSet, kHash, kZSet };
 
 class Stream;
 class Inventory;
 class Set;
 class Hash;
+class ZSet;
 
 // Move-only: aggregate types own their contents; COPY uses clone().
 class Value {
@@ -35,6 +36,7 @@ class Value {
   static Value from_inventory(std::unique_ptr<Inventory> inventory);
   static Value from_set(std::unique_ptr<Set> set);
   static Value from_hash(std::unique_ptr<Hash> hash);
+  static Value from_zset(std::unique_ptr<ZSet> zset);
   static Value from_string(std::string_view s);
   static Value from_int(int64_t v) {
     Value out;
@@ -52,6 +54,8 @@ class Value {
   Set* set() const { return set_.get(); }
   // Non-null exactly when type() is kHash.
   Hash* hash() const { return hash_.get(); }
+  // Non-null exactly when type() is kZSet.
+  ZSet* zset() const { return zset_.get(); }
   bool is_int() const { return int_encoded_; }
   int64_t int_value() const { return integer_; }
   // The string bytes; for an integer-encoded value this formats into `scratch`.
@@ -85,6 +89,7 @@ class Value {
   std::unique_ptr<Inventory> inventory_;
   std::unique_ptr<Set> set_;
   std::unique_ptr<Hash> hash_;
+  std::unique_ptr<ZSet> zset_;
   ValueType type_ = ValueType::kString;
   bool int_encoded_ = false;
 };

@@ -64,8 +64,11 @@ TEST_CASE("RESP3 scripts return maps, sets, doubles and booleans", "[scripting]"
   CHECK(s.run3({"EVAL", "return {map={a=1}}", "0"}) == "%1\r\n$1\r\na\r\n:1\r\n");
   CHECK(s.run3({"EVAL", "return {set={x=true}}", "0"}) == "~1\r\n$1\r\nx\r\n");
   CHECK(s.run3({"EVAL", "return {double=1.5}", "0"}) == ",1.5\r\n");
-  CHECK(s.run3({"EVAL", "return true", "0"}) == "#t\r\n");
-  CHECK(s.run3({"EVAL", "return false", "0"}) == "#f\r\n");
+  // Booleans follow the script's protocol, not the client's.
+  CHECK(s.run3({"EVAL", "return true", "0"}) == ":1\r\n");
+  CHECK(s.run3({"EVAL", "return false", "0"}) == "_\r\n");
+  CHECK(s.run3({"EVAL", "redis.setresp(3); return true", "0"}) == "#t\r\n");
+  CHECK(s.run3({"EVAL", "redis.setresp(3); return false", "0"}) == "#f\r\n");
   CHECK(s.run3({"EVAL", "return nil", "0"}) == "_\r\n");
   // RESP2 clients get the RESP2 shapes.
   CHECK(s.run({"EVAL", "return {map={a=1}}", "0"}) == arr({bulk("a"), integer(1)}));

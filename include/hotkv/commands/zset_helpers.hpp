@@ -1,0 +1,59 @@
+// Helpers shared by the sorted-set commands (zset.cpp, zset_range.cpp): lookups that reply
+// WRONGTYPE, score and lex interval parsing with Redis's error replies, score replies, and the
+// one removal path every deleting command takes (log, notify, drop the emptied key).
+// Internal to src/commands. Everything here runs on the thread executing the command (the
+// key's owner, or a run_atomic coordinator while the owner is parked).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hotkv/types/zset.hpp"
+
+namespace hotkv {
+
+struct CommandContext;
+class ReplyWriter;
+
+namespace err {
+
+inline constexpr const char* kZSetMinMaxNotFloat = "ERR min or max is not a float";
+inline constexpr const char* kZSetLexRange = "ERR min or max not valid string range item";
+inline constexpr const char* kZSetScoreNaN = "ERR resulting score is not a number (NaN)";
+
+}  // namespace err
+
+// Looks up key for a sorted-set command: `read` counts a keyspace hit or miss. Replies
+// WRONGTYPE and returns false if the key holds another type; otherwise `out` is the zset, or
+// nullptr if the key does not exist.
+bool zset_lookup_or_reply(CommandContext& ctx, std::string_view key, bool read, ZSet*& out);
+
+// "(" makes an end exclusive; values as strtod reads them ("-inf", "+inf", "1e3"), NaN refused.
+// Replies "ERR min or max is not a float" and returns false otherwise.
+bool parse_score_range_or_reply(CommandContext& ctx, std::string_view min, std::string_view max,
+                                ScoreRange& out);
+// "[v", "(v", "-" or "+"; replies "ERR min or max not valid string range item" otherwise.
+bool parse_lex_range_or_reply(CommandContext& ctx, std::string_view min, std::string_view max,
+                              LexRange& out);
+
+// Writes [member, score] pairs: flat in RESP2 (scores as bulk strings), as an array of
+// two-element arrays in RESP3 when `nested` (scores as doubles), else flat.
+void reply_pairs(ReplyWriter& w, const std::vector<std::pair<std::string, double>>& pairs,
+                 bool nested);
+
+// After `members` were removed from z under key: logs kZSetRem, publishes `event`, and
+// deletes the key (publishing "del") if z is left empty (z is then destroyed). No-op if
+// `members` is empty. The caller replies.
+void zset_removed_logged(CommandContext& ctx, std::string_view key, ZSet& z,
+                         const std::vector<std::string>& members, const char* event);
+
+// Adjusts a [start, stop] rank interval as Redis does (negative counts from the end). Returns
+// false if it selects nothing from a set of `len` members.
+bool clamp_rank_range(int64_t len, int64_t& start, int64_t& stop);
+
+class Table;
+// Registers the range, count, range-removal and ZSCAN commands (zset_range.cpp).
+void register_zset_ranges(Table& t);
+
+}  // namespace hotkv
