@@ -51,7 +51,9 @@
 #                        delivered 100 times)
 #   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot,
 #                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,publish, the reserve
-#                        cases above, or reserve-all for the eight of them
+#                        cases above, or reserve-all for the eight of them; evalsha,
+#                        evalsha-p16, evalsha-c1000, evalsha-c1000-p16, multi-1shard,
+#                        multi-2shard, hincrby(-p16), sadd(-p16), zadd(-p16), or scripts-all
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
@@ -87,6 +89,8 @@ publish_message=0123456789abcdef
 reserve_cases=(reserve reserve-p16 reserve-c1000 reserve-c1000-p16 reserve-soldout
   reserve-soldout-p16 reserve-soldout-c1000 reserve-soldout-c1000-p16)
 reserve_in_stock=1000000000000 # units of an in-stock item: never runs out during a run
+scripts_cases=(evalsha evalsha-p16 evalsha-c1000 evalsha-c1000-p16 multi-1shard multi-2shard
+  hincrby hincrby-p16 sadd sadd-p16 zadd zadd-p16)
 reserve_db=9                   # redis: the reserve cases' stock and hold keys live here
 # The check-and-decrement script of the redis side (the same as hotkv-sale --style lua):
 # KEYS[1] stock, KEYS[2] hold; ARGV[1] hold TTL in seconds. Units left, -1 sold out, -2 held.
@@ -243,6 +247,22 @@ case_args() {
     reserve-c1000 | reserve-soldout-c1000) n=$requests; kind=reserve; args=(-c 1000 -P 1) ;;
     reserve-c1000-p16 | reserve-soldout-c1000-p16) n=$pipeline_requests; kind=reserve
       args=(-c 1000 -P 16) ;;
+    # Issue-6 cases: the same EVALSHA on both servers, transactions, hash/set/zset writes.
+    evalsha) n=$requests; kind=evalsha; args=(-c 50 -P 1) ;;
+    evalsha-p16) n=$pipeline_requests; kind=evalsha; args=(-c 50 -P 16) ;;
+    evalsha-c1000) n=$requests; kind=evalsha; args=(-c 1000 -P 1) ;;
+    evalsha-c1000-p16) n=$pipeline_requests; kind=evalsha; args=(-c 1000 -P 16) ;;
+    multi-1shard) n=$requests; kind=multi; args=(-c 50 -P 1 INCR '{t}a' ';' INCR '{t}b') ;;
+    # tx1 and tx2 hash to different shards whenever hotkv has two or more threads.
+    multi-2shard) n=$requests; kind=multi; args=(-c 50 -P 1 INCR tx1 ';' INCR tx2) ;;
+    hincrby) n=$requests; args=(-c 50 -P 1 -r "$keyspace" HINCRBY counters 'f:__rand_int__' 1) ;;
+    hincrby-p16) n=$pipeline_requests
+      args=(-c 50 -P 16 -r "$keyspace" HINCRBY counters 'f:__rand_int__' 1) ;;
+    sadd) n=$requests; args=(-c 50 -P 1 -r "$keyspace" SADD buyers 'user:__rand_int__') ;;
+    sadd-p16) n=$pipeline_requests; args=(-c 50 -P 16 -r "$keyspace" SADD buyers 'user:__rand_int__') ;;
+    zadd) n=$requests; args=(-c 50 -P 1 -r "$keyspace" ZADD expiry __rand_int__ 'h:__rand_int__') ;;
+    zadd-p16) n=$pipeline_requests
+      args=(-c 50 -P 16 -r "$keyspace" ZADD expiry __rand_int__ 'h:__rand_int__') ;;
     *) echo "bench: unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -271,6 +291,18 @@ case_label() {
     reserve-soldout-p16) echo "reserve sold out -c 50 -P 16" ;;
     reserve-soldout-c1000) echo "reserve sold out -c 1000" ;;
     reserve-soldout-c1000-p16) echo "reserve sold out -c 1000 -P 16" ;;
+    evalsha) echo "EVALSHA check-and-decr -c 50" ;;
+    evalsha-p16) echo "EVALSHA check-and-decr -c 50 -P 16" ;;
+    evalsha-c1000) echo "EVALSHA check-and-decr -c 1000" ;;
+    evalsha-c1000-p16) echo "EVALSHA check-and-decr -c 1000 -P 16" ;;
+    multi-1shard) echo "MULTI INCR INCR EXEC, 1 shard" ;;
+    multi-2shard) echo "MULTI INCR INCR EXEC, 2 shards" ;;
+    hincrby) echo "HINCRBY -c 50" ;;
+    hincrby-p16) echo "HINCRBY -c 50 -P 16" ;;
+    sadd) echo "SADD -c 50" ;;
+    sadd-p16) echo "SADD -c 50 -P 16" ;;
+    zadd) echo "ZADD -c 50" ;;
+    zadd-p16) echo "ZADD -c 50 -P 16" ;;
   esac
 }
 
@@ -416,6 +448,36 @@ run_reserve() {
   echo "$out"
 }
 
+# run_evalsha NAME CASE PORT PID KEY -> prints "rps cpu_ticks requests"
+# The same check-and-decrement script ($reserve_lua) by EVALSHA on both servers, on one hot
+# stock key that never runs out; every hold key new.
+run_evalsha() {
+  local name=$1 c=$2 port=$3 pid=$4 key=$5 sha out
+  sha=$(timeout 60 redis-cli -p "$port" SCRIPT LOAD "$reserve_lua")
+  out=$(timeout 60 redis-cli -p "$port" SET "{$key}:stock" 1000000000)
+  [[ $out == OK ]] || fail_run "$name" "$c" "could not set the stock" "$out"
+  out=$(run_command_load "$name" "$c" "$port" "$pid" "${args[1]}" "${args[3]}" 0 \
+    EVALSHA "$sha" 2 "{$key}:stock" "{$key}:hold:__rand_int__" 600)
+  timeout 300 redis-cli -p "$port" FLUSHALL >/dev/null
+  echo "$out"
+}
+
+# run_multi NAME CASE PORT PID KEY -> prints "rps cpu_ticks requests" (a request = MULTI, the
+# commands, EXEC)
+run_multi() {
+  local name=$1 c=$2 port=$3 pid=$4 before after out
+  before=$(cpu_ticks "$pid")
+  if ! out=$(timeout "$run_timeout" "${client_pin[@]}" "$command_bin" --port "$port" \
+      --clients "${args[1]}" --pipeline "${args[3]}" --requests "$n" --multi \
+      --time-limit $((run_timeout - 60)) -- "${args[@]:4}" 2>&1); then
+    fail_run "$name" "$c" "hotkv_command_bench --multi failed" "$out"
+  fi
+  after=$(cpu_ticks "$pid")
+  printf '%s\n' "$out" | awk -v t=$((after - before)) '/^requests / {
+    for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+    print v["requests_per_sec"], t, v["requests"] }'
+}
+
 # run_one NAME CASE RUN -> prints "rate cpu_ticks ops [rate2 ops2]"
 run_one() {
   local name=$1 c=$2 run=$3 port pid key
@@ -428,6 +490,8 @@ run_one() {
     xreadgroup) run_xreadgroup "$name" "$c" "$port" "$pid" "$key" ;;
     publish) run_publish "$name" "$c" "$port" "$pid" "$key" ;;
     reserve) run_reserve "$name" "$c" "$port" "$pid" "$key" ;;
+    evalsha) run_evalsha "$name" "$c" "$port" "$pid" "$key" ;;
+    multi) run_multi "$name" "$c" "$port" "$pid" "$key" ;;
   esac
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "bench: $name died during $c" >&2
@@ -442,10 +506,12 @@ median() {
 }
 
 IFS=, read -r -a case_list <<<"$cases"
-if [[ ,$cases, == *,reserve-all,* ]]; then
+if [[ ,$cases, == *,reserve-all,* || ,$cases, == *,scripts-all,* ]]; then
   expanded=()
   for c in "${case_list[@]}"; do
-    if [[ $c == reserve-all ]]; then
+    if [[ $c == scripts-all ]]; then
+      expanded+=("${scripts_cases[@]}")
+    elif [[ $c == reserve-all ]]; then
       expanded+=("${reserve_cases[@]}")
     else
       expanded+=("$c")
@@ -459,7 +525,7 @@ for c in "${case_list[@]}"; do
   case $kind in
     xreadgroup) need_tools+=(hotkv_stream_bench) ;;
     publish) need_tools+=(hotkv_pubsub_bench) ;;
-    reserve) need_tools+=(hotkv_command_bench) ;;
+    reserve | evalsha | multi) need_tools+=(hotkv_command_bench) ;;
   esac
 done
 for tool in "${need_tools[@]}"; do

@@ -11,6 +11,10 @@
 // redis-benchmark's --dbnum does. Error replies are counted, not fatal. One thread,
 // non-blocking sockets and epoll, no allocation per request.
 //
+// A request may be several commands: arguments are split into commands at each ";", and with
+// --multi the commands are wrapped in MULTI ... EXEC (the 2-key transaction case). A request is
+// complete when all of its replies arrived; requests_per_sec counts requests.
+//
 // Prints one line of `name value` pairs on stdout (requests, errors, seconds from the first
 // send to the last reply, requests_per_sec); errors go to stderr. Exit status 1 if the run did
 // not complete within --time-limit, 2 on a usage, connection or protocol error.
@@ -50,6 +54,7 @@ struct Options {
   int64_t requests = 100000;
   uint64_t keyspace = 1000000;
   bool unique_ids = false;
+  bool multi = false;
   int dbnum = 0;
   double time_limit_s = 300;
   std::vector<std::string> command;
@@ -67,7 +72,7 @@ struct Conn {
 [[noreturn]] void usage_exit(const char* msg) {
   std::fprintf(stderr,
                "command_load: %s\nusage: hotkv_command_bench --port P [--host H] [--clients C] "
-               "[--pipeline P] [--requests N] [--keyspace R] [--ids random|unique] [--dbnum N] "
+               "[--pipeline P] [--requests N] [--keyspace R] [--ids random|unique] [--dbnum N] [--multi] "
                "[--time-limit S] -- CMD [ARG...]\n",
                msg);
   std::exit(2);
@@ -107,6 +112,9 @@ Options parse_options(int argc, char** argv) {
       o.dbnum = std::atoi(v);
     } else if (a == "--time-limit") {
       o.time_limit_s = std::atof(v);
+    } else if (a == "--multi") {
+      o.multi = true;
+      --i;  // a flag: no value to skip
     } else {
       usage_exit("unknown option");
     }
@@ -205,16 +213,33 @@ int main(int argc, char** argv) {
   Options o = parse_options(argc, argv);
 
   // The encoded command, and where its __rand_int__ placeholders are.
-  std::string cmd;
-  cmd.append("*").append(std::to_string(o.command.size())).append("\r\n");
-  std::vector<size_t> holes;
+  std::vector<std::vector<std::string>> commands(1);
   for (const auto& a : o.command) {
-    cmd.append("$").append(std::to_string(a.size())).append("\r\n");
-    for (size_t at = a.find(kRandInt); at != std::string::npos; at = a.find(kRandInt, at + 1)) {
-      holes.push_back(cmd.size() + at);
+    if (a == ";") {
+      commands.emplace_back();
+    } else {
+      commands.back().push_back(a);
     }
-    cmd.append(a).append("\r\n");
   }
+  if (o.multi) {
+    commands.insert(commands.begin(), std::vector<std::string>{"MULTI"});
+    commands.push_back({"EXEC"});
+  }
+  std::string cmd;
+  std::vector<size_t> holes;
+  for (const auto& command : commands) {
+    cmd.append("*").append(std::to_string(command.size())).append("\r\n");
+    for (const auto& a : command) {
+      cmd.append("$").append(std::to_string(a.size())).append("\r\n");
+      for (size_t at = a.find(kRandInt); at != std::string::npos;
+           at = a.find(kRandInt, at + 1)) {
+        holes.push_back(cmd.size() + at);
+      }
+      cmd.append(a).append("\r\n");
+    }
+  }
+  // Replies per request.
+  const auto per_request = static_cast<int64_t>(commands.size());
   std::mt19937_64 rng(12345);
 
   int ep = epoll_create1(0);
@@ -269,7 +294,7 @@ int main(int argc, char** argv) {
       }
     }
     c.written = 0;
-    c.outstanding = k;
+    c.outstanding = k * per_request;
     issued += k;
     return flush(c, index);
   };
@@ -284,7 +309,7 @@ int main(int argc, char** argv) {
     }
   }
   epoll_event events[kMaxEvents];
-  while (completed < o.requests) {
+  while (completed < o.requests * per_request) {
     if (Clock::now() >= limit) {
       std::fprintf(stderr, "command_load: time limit reached after %lld of %lld replies\n",
                    static_cast<long long>(completed), static_cast<long long>(o.requests));
@@ -344,9 +369,10 @@ int main(int argc, char** argv) {
     }
   }
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  int64_t requests = completed / per_request;
   std::printf("requests %lld errors %lld seconds %.3f requests_per_sec %.0f\n",
-              static_cast<long long>(completed), static_cast<long long>(errors), secs,
-              static_cast<double>(completed) / secs);
+              static_cast<long long>(requests), static_cast<long long>(errors), secs,
+              static_cast<double>(requests) / secs);
   for (auto& c : conns) {
     close(c.fd);
   }
