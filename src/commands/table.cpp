@@ -68,6 +68,7 @@ const Table& command_table() {
     register_inventory(t);
     register_transactions(t);
     register_scripting(t);
+    register_functions(t);
     register_sets(t);
     register_hashes(t);
     register_zsets(t);

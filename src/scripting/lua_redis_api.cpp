@@ -5,6 +5,7 @@
 // its first nil unless it is one of {err=}, {ok=}, {double=}, {map=}, {set=}.
 #include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 
@@ -354,6 +355,82 @@ int l_setresp(lua_State* L) {
   return 0;
 }
 
+bool valid_function_name(const char* s, size_t len) {
+  if (len == 0) {
+    return false;
+  }
+  for (size_t i = 0; i < len; ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (!std::isalnum(c) && c != '_') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// redis.register_function('name', fn) or redis.register_function{function_name = 'name',
+// callback = fn, flags = {'no-writes'}, description = '...'}; only while FUNCTION LOAD runs.
+int l_register_function(lua_State* L) {
+  LuaVm& vm = vm_of(L);
+  Library* lib = vm.registering();
+  if (lib == nullptr) {
+    return luaL_error(L, "redis.register_function can only be called on FUNCTION LOAD command");
+  }
+  LibraryFunction fn;
+  if (lua_gettop(L) == 1 && lua_istable(L, 1)) {
+    lua_getfield(L, 1, "function_name");
+    lua_getfield(L, 1, "callback");
+    lua_getfield(L, 1, "flags");
+    if (lua_istable(L, -1)) {
+      for (int i = 1;; ++i) {
+        lua_rawgeti(L, -1, i);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 1);
+          break;
+        }
+        const char* flag = lua_tostring(L, -1);
+        if (flag != nullptr && std::strcmp(flag, "no-writes") == 0) {
+          fn.no_writes = true;
+        } else if (flag == nullptr ||
+                   (std::strcmp(flag, "allow-oom") != 0 && std::strcmp(flag, "allow-stale") != 0 &&
+                    std::strcmp(flag, "no-cluster") != 0 &&
+                    std::strcmp(flag, "allow-cross-slot-keys") != 0)) {
+          return luaL_error(L, "unknown flag given");
+        }
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);  // flags; function_name and callback stay at 2 and 3
+  } else if (lua_gettop(L) == 2) {
+    // already (name, callback)
+  } else {
+    return luaL_error(L, "wrong number of arguments to redis.register_function");
+  }
+  int name_at = lua_gettop(L) - 1;
+  int cb_at = lua_gettop(L);
+  size_t len = 0;
+  const char* name = lua_tolstring(L, name_at, &len);
+  if (name == nullptr || !valid_function_name(name, len)) {
+    return luaL_error(L, "Function names can only contain letters, numbers, or underscores(_) "
+                         "and must be at least one character long");
+  }
+  if (!lua_isfunction(L, cb_at)) {
+    return luaL_error(L, "callback argument given to redis.register_function must be a function");
+  }
+  fn.name.assign(name, len);
+  for (const LibraryFunction& f : lib->functions) {
+    if (f.name == fn.name) {
+      return luaL_error(L, "Function already exists in the library");
+    }
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, "hotkv_pending_functions");
+  lua_pushvalue(L, cb_at);
+  lua_setfield(L, -2, fn.name.c_str());
+  lua_pop(L, 1);
+  lib->functions.push_back(std::move(fn));
+  return 0;
+}
+
 void set_function(lua_State* L, LuaVm& vm, const char* name, lua_CFunction f) {
   lua_pushlightuserdata(L, &vm);
   lua_pushcclosure(L, f, 1);
@@ -380,6 +457,7 @@ void open_redis_api(lua_State* L, LuaVm& vm) {
   set_function(L, vm, "sha1hex", l_sha1hex);
   set_function(L, vm, "log", l_log);
   set_function(L, vm, "setresp", l_setresp);
+  set_function(L, vm, "register_function", l_register_function);
   const std::pair<const char*, int> levels[] = {
       {"LOG_DEBUG", 0}, {"LOG_VERBOSE", 1}, {"LOG_NOTICE", 2}, {"LOG_WARNING", 3}};
   for (auto [name, v] : levels) {

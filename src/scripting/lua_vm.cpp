@@ -24,6 +24,12 @@ namespace {
 
 // Registry key of the table sha -> compiled function.
 constexpr const char* kFunctions = "hotkv_functions";
+// Registry keys of the library functions (name -> function) and of those a library being
+// loaded has registered so far.
+constexpr const char* kLibraryFunctions = "hotkv_library_functions";
+constexpr const char* kPendingFunctions = "hotkv_pending_functions";
+// How long a library's top level may run at FUNCTION LOAD, as in Redis.
+constexpr int64_t kLoadTimeoutMs = 500;
 // The hook checks the clock every this many VM instructions.
 constexpr int kHookEvery = 100000;
 
@@ -71,6 +77,14 @@ int guess_tail_call_line(const std::string& source) {
     ++line;
   }
   return found;
+}
+
+void push_strings(lua_State* L, std::span<const std::string_view> items) {
+  lua_createtable(L, static_cast<int>(items.size()), 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    lua_pushlstring(L, items[i].data(), items[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
 }
 
 }  // namespace
@@ -148,6 +162,11 @@ void LuaVm::open_sandbox() {
 
 void LuaVm::hook(lua_State* L, lua_Debug*) {
   LuaVm* vm = running_vm;
+  if (vm != nullptr && vm->registering_ != nullptr &&
+      mono_ms() - vm->load_started_ms_ > kLoadTimeoutMs) {
+    // A library's top level only registers functions; one that loops is refused.
+    luaL_error(L, "FUNCTION LOAD timeout");
+  }
   if (vm == nullptr || vm->current_ == nullptr) {
     return;
   }
@@ -173,7 +192,9 @@ int LuaVm::message_handler(lua_State* L) {
   LuaVm* vm = running_vm;
   lua_Debug ar;
   for (int level = 0; level < 50 && lua_getstack(L, level, &ar); ++level) {
-    if (lua_getinfo(L, "Sl", &ar) != 0 && std::strcmp(ar.source, "@user_script") == 0) {
+    const char* chunk = vm != nullptr && vm->current_ != nullptr ? vm->current_->chunk
+                                                                  : "@user_function";
+    if (lua_getinfo(L, "Sl", &ar) != 0 && std::strcmp(ar.source, chunk) == 0) {
       if (vm != nullptr && vm->current_ != nullptr && vm->current_->error_line < 0) {
         vm->current_->error_line = ar.currentline;
       }
@@ -222,22 +243,48 @@ void LuaVm::run(CommandContext& ctx, const Script& script, std::span<const std::
     return;
   }
   // KEYS and ARGV are fresh tables per call; rawset, since globals are read-only to scripts.
-  auto set_array = [L](const char* name, std::span<const std::string_view> items) {
-    lua_pushstring(L, name);
-    lua_createtable(L, static_cast<int>(items.size()), 0);
-    for (size_t i = 0; i < items.size(); ++i) {
-      lua_pushlstring(L, items[i].data(), items[i].size());
-      lua_rawseti(L, -2, static_cast<int>(i + 1));
-    }
-    lua_rawset(L, LUA_GLOBALSINDEX);
-  };
-  set_array("KEYS", keys);
-  set_array("ARGV", args);
+  lua_pushstring(L, "KEYS");
+  push_strings(L, keys);
+  lua_rawset(L, LUA_GLOBALSINDEX);
+  lua_pushstring(L, "ARGV");
+  push_strings(L, args);
+  lua_rawset(L, LUA_GLOBALSINDEX);
+  invoke(ctx, 0, keys, read_only || script.no_writes, script.sha, "@user_script", script.source);
+}
 
+void LuaVm::call_function(CommandContext& ctx, const Library& lib, const LibraryFunction& fn,
+                          std::span<const std::string_view> keys,
+                          std::span<const std::string_view> args, bool read_only) {
+  lua_State* L = L_;
+  std::string error;
+  if (!refresh_functions(error)) {
+    ctx.error(sanitize(error));
+    return;
+  }
+  lua_settop(L, 0);
+  lua_pushcfunction(L, &LuaVm::message_handler);
+  lua_getfield(L, LUA_REGISTRYINDEX, kLibraryFunctions);
+  lua_getfield(L, -1, fn.name.c_str());
+  lua_remove(L, -2);
+  if (!lua_isfunction(L, -1)) {
+    lua_settop(L, 0);
+    ctx.error("ERR Function not found");
+    return;
+  }
+  // A function gets KEYS and ARGV as its two arguments, not as globals.
+  push_strings(L, keys);
+  push_strings(L, args);
+  invoke(ctx, 2, keys, read_only || fn.no_writes, fn.name, "@user_function", lib.source);
+}
+
+void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_view> keys,
+                   bool read_only, const std::string& label, const char* chunk,
+                   const std::string& source) {
+  lua_State* L = L_;
   Call call;
   call.ctx = &ctx;
-  call.script = &script;
-  call.read_only = read_only || script.no_writes;
+  call.read_only = read_only;
+  call.chunk = chunk;
   call.started_ms = mono_ms();
   if (ctx.multi_shard) {
     for (std::string_view k : keys) {
@@ -251,7 +298,7 @@ void LuaVm::run(CommandContext& ctx, const Script& script, std::span<const std::
   current_ = &call;
   LuaVm* outer = running_vm;
   running_vm = this;
-  int status = lua_pcall(L, 0, 1, 1);
+  int status = lua_pcall(L, nargs, 1, 1);
   running_vm = outer;
   current_ = nullptr;
   store_.clear_timed_out(shard_);
@@ -277,8 +324,9 @@ void LuaVm::run(CommandContext& ctx, const Script& script, std::span<const std::
     } else {
       text = "ERR unknown error";
     }
-    int line = call.error_line > 0 ? call.error_line : guess_tail_call_line(script.source);
-    text += " script: " + script.sha + ", on @user_script:" + std::to_string(line) + ".";
+    int line = call.error_line > 0 ? call.error_line : guess_tail_call_line(source);
+    text += std::string(" script: ") + label + ", on " + chunk + ":" +
+            std::to_string(line) + ".";
     ctx.error(sanitize(std::move(text)));
   } else {
     std::string out;
@@ -292,6 +340,75 @@ void LuaVm::run(CommandContext& ctx, const Script& script, std::span<const std::
   lua_settop(L, 0);
   // Keep the collector ahead of the garbage a call leaves (KEYS/ARGV tables, strings).
   lua_gc(L, LUA_GCSTEP, 1);
+}
+
+bool LuaVm::register_library(Library& lib, bool keep, std::string& error) {
+  lua_State* L = L_;
+  lua_settop(L, 0);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kPendingFunctions);
+  lib.functions.clear();
+  lua_pushcfunction(L, &LuaVm::message_handler);
+  if (luaL_loadbuffer(L, lib.source.data(), lib.source.size(), "@user_function") != 0) {
+    error = std::string("ERR Error compiling function: ") +
+            (lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    lua_settop(L, 0);
+    return false;
+  }
+  registering_ = &lib;
+  load_started_ms_ = mono_ms();
+  LuaVm* outer = running_vm;
+  running_vm = this;
+  int status = lua_pcall(L, 0, 0, 1);
+  running_vm = outer;
+  registering_ = nullptr;
+  if (status != 0) {
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      error = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
+    } else {
+      error = std::string("ERR Error registering functions: ") +
+              (lua_isstring(L, -1) ? lua_tostring(L, -1) : "?");
+    }
+    lua_settop(L, 0);
+    return false;
+  }
+  lua_settop(L, 0);
+  if (lib.functions.empty()) {
+    error = "ERR No functions registered";
+    return false;
+  }
+  if (keep) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kLibraryFunctions);
+    lua_getfield(L, LUA_REGISTRYINDEX, kPendingFunctions);
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_settable(L, -5);
+    }
+    lua_settop(L, 0);
+  }
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kPendingFunctions);
+  return true;
+}
+
+bool LuaVm::refresh_functions(std::string& error) {
+  uint64_t gen = store_.functions_generation();
+  if (gen == functions_generation_) {
+    return true;
+  }
+  lua_newtable(L_);
+  lua_setfield(L_, LUA_REGISTRYINDEX, kLibraryFunctions);
+  for (const auto& lib : store_.libraries()) {
+    Library copy = *lib;
+    if (!register_library(copy, true, error)) {
+      return false;
+    }
+  }
+  functions_generation_ = gen;
+  return true;
 }
 
 }  // namespace hotkv

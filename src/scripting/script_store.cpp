@@ -1,8 +1,18 @@
 #include "hotkv/scripting/script_store.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 
 #include "hotkv/scripting/lua_vm.hpp"
+#include "hotkv/util/file_io.hpp"
 #include "hotkv/util/sha1.hpp"
 #include "hotkv/util/strings.hpp"
 
@@ -158,6 +168,201 @@ std::string ScriptStore::request_kill(bool& ok) {
   }
   ok = true;
   return "OK";
+}
+
+}  // namespace hotkv
+
+// ---------------------------------------------------------------------------------------------
+// Function libraries.
+
+namespace hotkv {
+
+namespace {
+constexpr std::string_view kFunctionsMagic = "HOTKV-FUNCTIONS 1\n";
+}  // namespace
+
+std::shared_ptr<Library> parse_library(std::string_view code, std::string& error) {
+  if (code.substr(0, 2) != "#!") {
+    error = "ERR Missing library metadata";
+    return nullptr;
+  }
+  size_t eol = code.find('\n');
+  std::string_view line = code.substr(2, eol == std::string_view::npos ? code.size() - 2 : eol - 2);
+  size_t space = line.find(' ');
+  std::string_view engine = line.substr(0, space);
+  if (engine != "lua") {
+    error = "ERR Engine '" + std::string(engine) + "' not found";
+    return nullptr;
+  }
+  auto lib = std::make_shared<Library>();
+  std::string_view rest = space == std::string_view::npos ? std::string_view() : line.substr(space);
+  while (!rest.empty()) {
+    size_t start = rest.find_first_not_of(' ');
+    if (start == std::string_view::npos) {
+      break;
+    }
+    rest.remove_prefix(start);
+    size_t end = rest.find(' ');
+    std::string_view word = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+    if (word.substr(0, 5) == "name=") {
+      lib->name.assign(word.substr(5));
+    } else {
+      error = "ERR Invalid metadata value given: " + std::string(word);
+      return nullptr;
+    }
+  }
+  if (lib->name.empty()) {
+    error = "ERR Library name was not given";
+    return nullptr;
+  }
+  for (char c : lib->name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
+      error = "ERR Library names can only contain letters, numbers, or underscores(_) and must "
+              "be at least one character long";
+      return nullptr;
+    }
+  }
+  lib->code.assign(code);
+  lib->source.assign(code);
+  lib->source.replace(0, eol == std::string_view::npos ? code.size() : eol, "");
+  return lib;
+}
+
+bool ScriptStore::add_library(std::shared_ptr<Library> lib, bool replace, std::string& error) {
+  std::unique_lock lock(mutex_);
+  auto existing = libraries_.find(lib->name);
+  if (existing != libraries_.end() && !replace) {
+    error = "ERR Library '" + lib->name + "' already exists";
+    return false;
+  }
+  for (const LibraryFunction& f : lib->functions) {
+    auto owner = function_owner_.find(f.name);
+    if (owner != function_owner_.end() && owner->second != lib->name) {
+      error = "ERR Function " + f.name + " already exists";
+      return false;
+    }
+  }
+  if (existing != libraries_.end()) {
+    for (const LibraryFunction& f : existing->second->functions) {
+      function_owner_.erase(f.name);
+    }
+  }
+  for (const LibraryFunction& f : lib->functions) {
+    function_owner_[f.name] = lib->name;
+  }
+  libraries_[lib->name] = std::move(lib);
+  functions_generation_.fetch_add(1, std::memory_order_acq_rel);
+  return true;
+}
+
+bool ScriptStore::delete_library(std::string_view name) {
+  std::unique_lock lock(mutex_);
+  auto it = libraries_.find(name);
+  if (it == libraries_.end()) {
+    return false;
+  }
+  for (const LibraryFunction& f : it->second->functions) {
+    function_owner_.erase(f.name);
+  }
+  libraries_.erase(it);
+  functions_generation_.fetch_add(1, std::memory_order_acq_rel);
+  return true;
+}
+
+void ScriptStore::flush_libraries() {
+  std::unique_lock lock(mutex_);
+  libraries_.clear();
+  function_owner_.clear();
+  functions_generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::shared_ptr<const Library> ScriptStore::find_function(std::string_view name,
+                                                          const LibraryFunction** fn) const {
+  std::shared_lock lock(mutex_);
+  auto owner = function_owner_.find(name);
+  if (owner == function_owner_.end()) {
+    return nullptr;
+  }
+  auto lib = libraries_.find(owner->second);
+  if (lib == libraries_.end()) {
+    return nullptr;
+  }
+  for (const LibraryFunction& f : lib->second->functions) {
+    if (f.name == name) {
+      *fn = &f;
+      return lib->second;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<const Library>> ScriptStore::libraries() const {
+  std::shared_lock lock(mutex_);
+  std::vector<std::shared_ptr<const Library>> out;
+  for (const auto& [name, lib] : libraries_) {
+    out.push_back(lib);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+  return out;
+}
+
+bool ScriptStore::save_libraries(std::string& error) const {
+  if (functions_file_.empty()) {
+    return true;
+  }
+  std::string data(kFunctionsMagic);
+  for (const auto& lib : libraries()) {
+    data += std::to_string(lib->code.size());
+    data += '\n';
+    data += lib->code;
+    data += '\n';
+  }
+  std::string tmp = functions_file_ + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = "ERR cannot write " + tmp + ": " + std::strerror(errno);
+    return false;
+  }
+  bool ok = write_fully(fd, data) && ::fsync(fd) == 0;
+  int saved = errno;
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), functions_file_.c_str()) != 0) {
+    error = "ERR cannot write " + functions_file_ + ": " + std::strerror(ok ? errno : saved);
+    return false;
+  }
+  return true;
+}
+
+bool ScriptStore::read_libraries_file(std::vector<std::string>& codes, std::string& error) const {
+  if (functions_file_.empty()) {
+    return true;
+  }
+  std::ifstream in(functions_file_, std::ios::binary);
+  if (!in) {
+    return true;  // nothing saved yet
+  }
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (data.compare(0, kFunctionsMagic.size(), kFunctionsMagic) != 0) {
+    error = functions_file_ + " is not a HotKV functions file";
+    return false;
+  }
+  size_t pos = kFunctionsMagic.size();
+  while (pos < data.size()) {
+    size_t eol = data.find('\n', pos);
+    if (eol == std::string::npos) {
+      error = functions_file_ + " is truncated";
+      return false;
+    }
+    size_t len = std::strtoull(data.c_str() + pos, nullptr, 10);
+    if (eol + 1 + len + 1 > data.size()) {
+      error = functions_file_ + " is truncated";
+      return false;
+    }
+    codes.push_back(data.substr(eol + 1, len));
+    pos = eol + 1 + len + 1;
+  }
+  return true;
 }
 
 }  // namespace hotkv

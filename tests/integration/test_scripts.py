@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import redis  # noqa: E402
 
-from server import (RawClient, RespError, Swarm, case, encode_command,  # noqa: E402
+from server import (DataDir, RawClient, RespError, Swarm, case, encode_command,  # noqa: E402
                     expect_error, raise_nofile, run_cases)
 
 CONNECTIONS = 2000
@@ -250,6 +250,51 @@ def replies_and_errors_match_redis(t, srv):
         assert c.call("EVAL", "return true", 0) == 1
         assert c.call("EVAL", "return false", 0) is None
         assert c.call("EVAL", "redis.setresp(3); return true", 0) is True
+
+
+SALE_LIBRARY = """#!lua name=sale
+redis.register_function('reserve', function(keys, args)
+  local left = tonumber(redis.call('GET', keys[1]) or '0')
+  if left <= 0 then return -1 end
+  return redis.call('DECR', keys[1])
+end)
+redis.register_function{function_name = 'stock', callback = function(keys)
+  return tonumber(redis.call('GET', keys[1]) or '0') end, flags = {'no-writes'}}
+"""
+
+
+@case
+def functions_load_call_and_survive_a_restart(t, srv):
+    """FUNCTION LOAD / FCALL / FCALL_RO / LIST / DELETE through redis-py; the library is
+    still there after a restart with appendonly."""
+    c = srv.client()
+    assert c.function_load(SALE_LIBRARY) == "sale"
+    c.set("{f}:stock", 2)
+    assert c.fcall("reserve", 1, "{f}:stock") == 1
+    assert c.fcall_ro("stock", 1, "{f}:stock") == 1
+    with srv.raw() as r:
+        expect_error(r.call("FCALL_RO", "reserve", 1, "{f}:stock"),
+                     "ERR Can not execute a script with write flag using *_ro command.")
+        expect_error(r.call("FCALL", "nosuch", 0), "ERR Function not found")
+        expect_error(r.call("FUNCTION", "LOAD", SALE_LIBRARY), "ERR Library 'sale' already exists")
+    listed = c.function_list()
+    lib = dict(zip(listed[0][0::2], listed[0][1::2]))  # RESP2: a flat array per library
+    assert lib["library_name"] == "sale" and len(lib["functions"]) == 2, listed
+    assert c.function_delete("sale") in ("OK", True)
+    c.close()
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("always")).start()
+        try:
+            s.client().function_load(SALE_LIBRARY)
+        finally:
+            s.stop()
+        s2 = t.server(extra_args=d.args("always")).start()
+        try:
+            c2 = s2.client()
+            c2.set("{f}:stock", 5)
+            assert c2.fcall("reserve", 1, "{f}:stock") == 4, "library lost in the restart"
+        finally:
+            s2.stop()
 
 
 def first_busy_connection(port, conns, timeout_s=10):

@@ -17,6 +17,7 @@ void register_ratelimit(Table& t);  // GCRA.LIMIT and CL.THROTTLE
 void register_inventory(Table& t);  // INV.*: stock items, holds, carts and audit
 void register_transactions(Table& t);  // MULTI, EXEC, DISCARD, WATCH, UNWATCH
 void register_scripting(Table& t);  // EVAL, EVALSHA, SCRIPT
+void register_functions(Table& t);  // FUNCTION, FCALL, FCALL_RO
 void register_sets(Table& t);       // sets and set algebra
 void register_hashes(Table& t);     // HSET, HGET, HSCAN, HRANDFIELD, ...
 void register_zsets(Table& t);      // sorted sets

@@ -18,6 +18,8 @@ struct lua_Debug;
 namespace hotkv {
 
 struct CommandContext;
+struct Library;
+struct LibraryFunction;
 struct Script;
 class ScriptStore;
 
@@ -33,6 +35,17 @@ class LuaVm {
   // commands without the write flag may be called.
   void run(CommandContext& ctx, const Script& script, std::span<const std::string_view> keys,
            std::span<const std::string_view> args, bool read_only);
+
+  // FCALL/FCALL_RO: runs `fn` of `lib` with its KEYS and ARGV as arguments.
+  void call_function(CommandContext& ctx, const Library& lib, const LibraryFunction& fn,
+                     std::span<const std::string_view> keys,
+                     std::span<const std::string_view> args, bool read_only);
+  // Runs a library's code, collecting what it registers with redis.register_function into
+  // lib.functions. With `keep` the functions become callable here. False with `error` set if
+  // the code fails or registers nothing valid.
+  bool register_library(Library& lib, bool keep, std::string& error);
+  // Set while a library's code runs (redis.register_function is only allowed then).
+  Library* registering() { return registering_; }
 
   // Bytes the interpreter holds (INFO used_memory_lua).
   size_t memory_bytes() const { return allocated_; }
@@ -56,19 +69,29 @@ class LuaVm {
   // Pushes the compiled function of `script` (compiling it if needed); false with an error
   // reply written if it does not compile.
   bool push_function(CommandContext& ctx, const Script& script);
+  // Runs the function on the stack (above the message handler, with `nargs` arguments) and
+  // writes its result or error; `label` names it in errors (sha or function name).
+  void invoke(CommandContext& ctx, int nargs, std::span<const std::string_view> keys,
+              bool read_only, const std::string& label, const char* chunk,
+              const std::string& source);
+  // Makes this state's functions match the store's libraries.
+  bool refresh_functions(std::string& error);
 
   ScriptStore& store_;
   size_t shard_;
   lua_State* L_ = nullptr;
   size_t allocated_ = 0;
   uint64_t generation_ = 0;
+  uint64_t functions_generation_ = 0;
+  Library* registering_ = nullptr;
+  int64_t load_started_ms_ = 0;
   Call* current_ = nullptr;
 };
 
 // What a running script is doing (lua_redis_api.cpp reads and updates it).
 struct LuaVm::Call {
   CommandContext* ctx = nullptr;
-  const Script* script = nullptr;
+  const char* chunk = "@user_script";  // the chunk name errors are located in
   bool read_only = false;
   int resp = 2;                      // redis.setresp
   bool wrote = false;                // a write command succeeded: SCRIPT KILL refuses

@@ -28,6 +28,21 @@ struct Script {
 // Parses a body into a Script; on a bad shebang returns nullptr and sets `error`.
 std::shared_ptr<const Script> parse_script(std::string_view body, std::string& error);
 
+// A Redis 7 function library (FUNCTION LOAD): its code and the functions it registered.
+struct LibraryFunction {
+  std::string name;
+  bool no_writes = false;
+};
+struct Library {
+  std::string name;
+  std::string code;    // as loaded (shebang included), for FUNCTION LIST WITHCODE and the file
+  std::string source;  // what the interpreter compiles (the shebang line blanked)
+  std::vector<LibraryFunction> functions;
+};
+
+// Parses "#!lua name=<lib>" from a library's first line; nullptr and `error` if absent or bad.
+std::shared_ptr<Library> parse_library(std::string_view code, std::string& error);
+
 // Per shard: a script running past busy-reply-threshold, and requests to stop it. Written by
 // the shard's thread, read and (kill) written by SCRIPT KILL from any thread.
 struct ScriptSlot {
@@ -49,6 +64,26 @@ class ScriptStore {
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   size_t count() const;
   size_t memory_bytes() const;
+
+  // --- function libraries ---
+  // Adds a library whose functions `validated` lists (LuaVm::register_library ran its code).
+  // Fails (with Redis's error text) if it exists and !replace, or if one of its functions
+  // belongs to another library.
+  bool add_library(std::shared_ptr<Library> lib, bool replace, std::string& error);
+  bool delete_library(std::string_view name);
+  void flush_libraries();
+  // The library holding function `name`, and that function; nullptr if none.
+  std::shared_ptr<const Library> find_function(std::string_view name,
+                                               const LibraryFunction** fn) const;
+  std::vector<std::shared_ptr<const Library>> libraries() const;
+  uint64_t functions_generation() const {
+    return functions_generation_.load(std::memory_order_acquire);
+  }
+  // Where libraries are kept across restarts ("" = in memory only). Every change rewrites
+  // the file (write, fsync, rename); load reads it back at start-up.
+  void set_functions_file(std::string path) { functions_file_ = std::move(path); }
+  bool save_libraries(std::string& error) const;
+  bool read_libraries_file(std::vector<std::string>& codes, std::string& error) const;
 
   // The shard's interpreter, created on first use. Only the shard's own thread may call this.
   LuaVm& vm(size_t shard);
@@ -72,6 +107,10 @@ class ScriptStore {
   std::unordered_map<std::string, std::shared_ptr<const Script>, Hash, std::equal_to<>> scripts_;
   size_t bytes_ = 0;
   std::atomic<uint64_t> generation_{1};
+  std::unordered_map<std::string, std::shared_ptr<const Library>, Hash, std::equal_to<>> libraries_;
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> function_owner_;
+  std::atomic<uint64_t> functions_generation_{1};
+  std::string functions_file_;
   std::vector<std::unique_ptr<LuaVm>> vms_;
   std::vector<std::unique_ptr<ScriptSlot>> slots_;
   std::atomic<int> busy_{0};

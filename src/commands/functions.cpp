@@ -1,0 +1,237 @@
+// Redis 7 functions: FUNCTION LOAD/DELETE/FLUSH/LIST/KILL/HELP, FCALL and FCALL_RO. A library
+// is Lua code whose first line is `#!lua name=<lib>` and which registers functions with
+// redis.register_function; the store keeps the code, each shard's interpreter runs it once to
+// get the functions, and with appendonly the libraries are kept in <dir>/functions.hotkv
+// across restarts. FCALL routes like EVAL, by its declared keys.
+#include <spdlog/spdlog.h>
+
+#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/families.hpp"
+#include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/lua_vm.hpp"
+#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/util/glob.hpp"
+#include "hotkv/util/numbers.hpp"
+#include "hotkv/util/strings.hpp"
+
+namespace hotkv {
+namespace {
+
+// FCALL function numkeys key [key ...] arg [arg ...]: the keys follow numkeys.
+void fcall_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
+  if (argv.size() < 3) {
+    return;
+  }
+  auto n = parse_int64(argv[2]);
+  if (!n || *n <= 0 || static_cast<uint64_t>(*n) > argv.size() - 3) {
+    return;
+  }
+  for (int64_t i = 0; i < *n; ++i) {
+    out.push_back(3 + static_cast<size_t>(i));
+  }
+}
+
+void run_fcall(CommandContext& ctx, bool read_only) {
+  auto n = parse_int64(ctx.arg(2));
+  if (!n) {
+    ctx.error("ERR value is not an integer or out of range");
+    return;
+  }
+  if (*n < 0) {
+    ctx.error("ERR Number of keys can't be negative");
+    return;
+  }
+  if (static_cast<uint64_t>(*n) > ctx.argc() - 3) {
+    ctx.error("ERR Number of keys can't be greater than number of args");
+    return;
+  }
+  ScriptStore& store = ctx.engine.scripts();
+  const LibraryFunction* fn = nullptr;
+  auto lib = store.find_function(ctx.arg(1), &fn);
+  if (!lib) {
+    ctx.error("ERR Function not found");
+    return;
+  }
+  if (read_only && !fn->no_writes) {
+    ctx.error("ERR Can not execute a script with write flag using *_ro command.");
+    return;
+  }
+  auto keys = ctx.argv.subspan(3, static_cast<size_t>(*n));
+  auto args = ctx.argv.subspan(3 + static_cast<size_t>(*n));
+  store.vm(ctx.shard.id()).call_function(ctx, *lib, *fn, keys, args, read_only);
+}
+
+void cmd_fcall(CommandContext& ctx) { run_fcall(ctx, false); }
+void cmd_fcall_ro(CommandContext& ctx) { run_fcall(ctx, true); }
+
+void save_or_warn(CommandContext& ctx) {
+  std::string error;
+  if (!ctx.engine.scripts().save_libraries(error)) {
+    spdlog::warn("functions not saved: {}", error);
+  }
+}
+
+void function_load(CommandContext& ctx) {
+  bool replace = false;
+  size_t code_at = 2;
+  if (ctx.argc() == 4 && strcasecmp_view(ctx.arg(2), "REPLACE")) {
+    replace = true;
+    code_at = 3;
+  } else if (ctx.argc() != 3) {
+    ctx.error(err::kSyntax);
+    return;
+  }
+  std::string error;
+  auto lib = parse_library(ctx.arg(code_at), error);
+  if (!lib || !ctx.engine.scripts().vm(ctx.shard.id()).register_library(*lib, false, error)) {
+    ctx.error(error);
+    return;
+  }
+  std::string name = lib->name;
+  if (!ctx.engine.scripts().add_library(std::move(lib), replace, error)) {
+    ctx.error(error);
+    return;
+  }
+  save_or_warn(ctx);
+  ctx.reply.bulk(name);
+}
+
+void function_list(CommandContext& ctx) {
+  std::string_view pattern;
+  bool with_code = false;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (strcasecmp_view(ctx.arg(i), "WITHCODE")) {
+      with_code = true;
+    } else if (strcasecmp_view(ctx.arg(i), "LIBRARYNAME") && i + 1 < ctx.argc()) {
+      pattern = ctx.arg(++i);
+    } else {
+      ctx.error("ERR Unknown argument " + std::string(ctx.arg(i).substr(0, 128)));
+      return;
+    }
+  }
+  std::vector<std::shared_ptr<const Library>> libs;
+  for (auto& lib : ctx.engine.scripts().libraries()) {
+    if (pattern.empty() || glob_match(pattern, lib->name)) {
+      libs.push_back(lib);
+    }
+  }
+  ctx.reply.array(libs.size());
+  for (const auto& lib : libs) {
+    ctx.reply.map(with_code ? 4 : 3);
+    ctx.reply.bulk("library_name");
+    ctx.reply.bulk(lib->name);
+    ctx.reply.bulk("engine");
+    ctx.reply.bulk("LUA");
+    ctx.reply.bulk("functions");
+    ctx.reply.array(lib->functions.size());
+    for (const LibraryFunction& f : lib->functions) {
+      ctx.reply.map(3);
+      ctx.reply.bulk("name");
+      ctx.reply.bulk(f.name);
+      ctx.reply.bulk("description");
+      ctx.reply.null();
+      ctx.reply.bulk("flags");
+      ctx.reply.set(f.no_writes ? 1 : 0);
+      if (f.no_writes) {
+        ctx.reply.bulk("no-writes");
+      }
+    }
+    if (with_code) {
+      ctx.reply.bulk("library_code");
+      ctx.reply.bulk(lib->code);
+    }
+  }
+}
+
+void cmd_function(CommandContext& ctx) {
+  std::string sub = ascii_lower(ctx.arg(1));
+  ScriptStore& store = ctx.engine.scripts();
+  if (sub == "load") {
+    function_load(ctx);
+  } else if (sub == "delete" && ctx.argc() == 3) {
+    if (!store.delete_library(ctx.arg(2))) {
+      ctx.error("ERR Library not found");
+      return;
+    }
+    save_or_warn(ctx);
+    ctx.reply.ok();
+  } else if (sub == "flush" && ctx.argc() <= 3) {
+    if (ctx.argc() == 3 && !strcasecmp_view(ctx.arg(2), "SYNC") &&
+        !strcasecmp_view(ctx.arg(2), "ASYNC")) {
+      ctx.error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+      return;
+    }
+    store.flush_libraries();
+    save_or_warn(ctx);
+    ctx.reply.ok();
+  } else if (sub == "list") {
+    function_list(ctx);
+  } else if (sub == "kill" && ctx.argc() == 2) {
+    bool ok = false;
+    std::string text = store.request_kill(ok);
+    if (ok) {
+      ctx.reply.ok();
+    } else {
+      ctx.error(text);
+    }
+  } else if (sub == "help" && ctx.argc() == 2) {
+    const char* lines[] = {
+        "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "LOAD [REPLACE] <FUNCTION CODE>", "    Create a new library with the given library name and code.",
+        "DELETE <LIBRARY NAME>", "    Delete the given library.",
+        "LIST [LIBRARYNAME PATTERN] [WITHCODE]", "    Return general information on all the libraries.",
+        "FLUSH [ASYNC|SYNC]", "    Delete all the libraries.",
+        "KILL", "    Kill the current running function.",
+        "HELP", "    Print this help."};
+    ctx.reply.array(std::size(lines));
+    for (const char* l : lines) {
+      ctx.reply.simple(l);
+    }
+  } else {
+    ctx.error("ERR unknown subcommand or wrong number of arguments for '" +
+              std::string(ctx.arg(1).substr(0, 128)) + "'. Try FUNCTION HELP.");
+  }
+}
+
+// At engine start: with appendonly, libraries live in <dir>/functions.hotkv; load them.
+void load_saved_libraries(Engine& engine) {
+  Config& config = engine.config();
+  if (config.get_string("appendonly") != "yes") {
+    return;
+  }
+  ScriptStore& store = engine.scripts();
+  store.set_functions_file(config.get_string("dir") + "/functions.hotkv");
+  std::vector<std::string> codes;
+  std::string error;
+  if (!store.read_libraries_file(codes, error)) {
+    spdlog::error("functions not loaded: {}", error);
+    return;
+  }
+  // Validated in a private interpreter: the shards' own are created on their threads.
+  LuaVm validator(store, 0);
+  for (const std::string& code : codes) {
+    auto lib = parse_library(code, error);
+    if (!lib || !validator.register_library(*lib, false, error) ||
+        !store.add_library(std::move(lib), true, error)) {
+      spdlog::error("function library not loaded: {}", error);
+    }
+  }
+  if (!codes.empty()) {
+    spdlog::info("loaded {} function libraries", codes.size());
+  }
+}
+
+}  // namespace
+
+void register_functions(Table& t) {
+  constexpr uint32_t kScript = kNoScript | kStale;
+  // clang-format off
+  t.add({"FCALL",    -3, kScript, key_finder(0, 0, 0, fcall_keys), cmd_fcall, "scripting", "FCALL function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a function."});
+  t.add({"FCALL_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, fcall_keys), cmd_fcall_ro, "scripting", "FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a read-only function."});
+  t.add({"FUNCTION", -2, kScript, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|KILL|HELP [arg ...]", "Manages Redis 7 function libraries."});
+  // clang-format on
+  t.add_engine_init(load_saved_libraries);
+}
+
+}  // namespace hotkv
