@@ -50,7 +50,10 @@ void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
   ScriptStore& store = ctx.engine.scripts();
   std::shared_ptr<const Script> script;
   if (by_sha) {
-    script = store.find(ctx.arg(1));
+    script = store.vm(ctx.shard.id()).cached_script(ctx.arg(1));
+    if (!script) {
+      script = store.find(ctx.arg(1));
+    }
     if (!script) {
       ctx.error(kNoScriptErr);
       return;
@@ -65,7 +68,7 @@ void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   auto keys = ctx.argv.subspan(3, static_cast<size_t>(*n));
   auto args = ctx.argv.subspan(3 + static_cast<size_t>(*n));
-  store.vm(ctx.shard.id()).run(ctx, *script, keys, args, read_only);
+  store.vm(ctx.shard.id()).run(ctx, script, keys, args, read_only);
 }
 
 void cmd_eval(CommandContext& ctx) { run_script(ctx, false, false); }

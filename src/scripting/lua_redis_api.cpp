@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 extern "C" {
 #include <lauxlib.h>
@@ -196,22 +197,34 @@ int run_command(lua_State* L, LuaVm& vm) {
     push_error_table(L, "ERR Please specify at least one argument for this redis lib call");
     return 1;
   }
-  std::vector<std::string> owned(static_cast<size_t>(argc));
+  LuaVm::Scratch& sc = vm.scratch();
+  sc.argv.clear();
+  if (sc.numbers.size() < static_cast<size_t>(argc)) {
+    sc.numbers.resize(static_cast<size_t>(argc));
+  }
+  // Views into the Lua strings on the stack (alive for the whole call); numbers are
+  // formatted into reusable buffers first, so no view moves.
   for (int i = 1; i <= argc; ++i) {
     int t = lua_type(L, i);
     if (t == LUA_TNUMBER) {
-      double d = lua_tonumber(L, i);
-      owned[i - 1] = fmt::format("{}", d);
-    } else if (t == LUA_TSTRING) {
-      size_t len = 0;
-      const char* s = lua_tolstring(L, i, &len);
-      owned[i - 1].assign(s, len);
-    } else {
+      std::string& buf = sc.numbers[static_cast<size_t>(i - 1)];
+      buf.clear();
+      fmt::format_to(std::back_inserter(buf), "{}", lua_tonumber(L, i));
+    } else if (t != LUA_TSTRING) {
       push_error_table(L, "ERR Lua redis lib command arguments must be strings or integers");
       return 1;
     }
   }
-  std::vector<std::string_view> argv(owned.begin(), owned.end());
+  for (int i = 1; i <= argc; ++i) {
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      sc.argv.emplace_back(sc.numbers[static_cast<size_t>(i - 1)]);
+    } else {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);
+      sc.argv.emplace_back(s, len);
+    }
+  }
+  std::span<const std::string_view> argv(sc.argv);
   CommandContext& ctx = *call->ctx;
   const CommandSpec* spec = ctx.engine.table().find(argv[0]);
   if (spec == nullptr) {
@@ -236,18 +249,20 @@ int run_command(lua_State* L, LuaVm& vm) {
                         "when the server has several threads");
     return 1;
   }
-  std::vector<size_t> key_idx;
+  std::vector<size_t>& key_idx = sc.key_indexes;
+  key_idx.clear();
   Table::key_indexes(*spec, argv, key_idx);
   for (size_t idx : key_idx) {
     size_t s = ctx.engine.shard_of(argv[idx]);
     if (!std::binary_search(call->allowed.begin(), call->allowed.end(), s)) {
-      push_error_table(L, "ERR Script attempted to access key '" + owned[idx].substr(0, 128) +
+      push_error_table(L, "ERR Script attempted to access key '" +
+                              std::string(argv[idx].substr(0, 128)) +
                               "' on a shard none of its KEYS live on; declare it in KEYS, or "
                               "give the script's keys a common {hash tag}");
       return 1;
     }
   }
-  std::string& out = call->reply_scratch;
+  std::string& out = sc.reply;
   out.clear();
   ReplyWriter w(out, call->resp);
   execute_command(*spec, argv, ctx.engine, ctx.shard, ctx.multi_shard, nullptr, w, nullptr,

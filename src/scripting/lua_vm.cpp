@@ -22,8 +22,6 @@ int luaopen_cjson(lua_State* L);
 namespace hotkv {
 namespace {
 
-// Registry key of the table sha -> compiled function.
-constexpr const char* kFunctions = "hotkv_functions";
 // Registry keys of the library functions (name -> function) and of those a library being
 // loaded has registered so far.
 constexpr const char* kLibraryFunctions = "hotkv_library_functions";
@@ -143,8 +141,6 @@ void LuaVm::open_sandbox() {
     lua_setglobal(L, name);
   }
   open_redis_api(L, *this);
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, kFunctions);
   // math.random is seeded the same way for every script run, as in Redis, so a script that
   // draws numbers behaves the same on every call.
   // Globals become read-only: a script keeps its state in locals.
@@ -204,41 +200,54 @@ int LuaVm::message_handler(lua_State* L) {
   return 1;  // the error object itself; run() formats it
 }
 
-bool LuaVm::push_function(CommandContext& ctx, const Script& script) {
-  lua_State* L = L_;
+void LuaVm::check_generation() {
   uint64_t gen = store_.generation();
   if (gen != generation_) {
     // SCRIPT FLUSH happened: drop every compiled function.
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, kFunctions);
+    for (auto& [sha, cached] : cache_) {
+      luaL_unref(L_, LUA_REGISTRYINDEX, cached.ref);
+    }
+    cache_.clear();
     generation_ = gen;
-    lua_gc(L, LUA_GCCOLLECT, 0);
+    lua_gc(L_, LUA_GCCOLLECT, 0);
   }
-  lua_getfield(L, LUA_REGISTRYINDEX, kFunctions);
-  lua_getfield(L, -1, script.sha.c_str());
-  if (lua_isfunction(L, -1)) {
-    lua_remove(L, -2);
+}
+
+std::shared_ptr<const Script> LuaVm::cached_script(std::string_view sha) {
+  check_generation();
+  auto it = cache_.find(sha);
+  return it == cache_.end() ? nullptr : it->second.script;
+}
+
+bool LuaVm::push_function(CommandContext& ctx, const std::shared_ptr<const Script>& script) {
+  lua_State* L = L_;
+  check_generation();
+  // Compiled once per interpreter and kept by reference: a call costs one array lookup.
+  auto it = cache_.find(script->sha);
+  if (it != cache_.end()) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, it->second.ref);
     return true;
   }
-  lua_pop(L, 1);
-  if (luaL_loadbuffer(L, script.source.data(), script.source.size(), "@user_script") != 0) {
+  if (luaL_loadbuffer(L, script->source.data(), script->source.size(), "@user_script") != 0) {
     std::string msg = lua_tostring(L, -1) ? lua_tostring(L, -1) : "?";
-    lua_pop(L, 2);
+    lua_pop(L, 1);
     ctx.error(sanitize("ERR Error compiling script (new function): " + msg));
     return false;
   }
   lua_pushvalue(L, -1);
-  lua_setfield(L, -3, script.sha.c_str());
-  lua_remove(L, -2);
+  int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  cache_.emplace(script->sha, CachedScript{script, ref});
   return true;
 }
 
-void LuaVm::run(CommandContext& ctx, const Script& script, std::span<const std::string_view> keys,
-                std::span<const std::string_view> args, bool read_only) {
+void LuaVm::run(CommandContext& ctx, const std::shared_ptr<const Script>& script_ptr,
+                std::span<const std::string_view> keys, std::span<const std::string_view> args,
+                bool read_only) {
+  const Script& script = *script_ptr;
   lua_State* L = L_;
   lua_settop(L, 0);
   lua_pushcfunction(L, &LuaVm::message_handler);
-  if (!push_function(ctx, script)) {
+  if (!push_function(ctx, script_ptr)) {
     lua_settop(L, 0);
     return;
   }
@@ -338,8 +347,6 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     }
   }
   lua_settop(L, 0);
-  // Keep the collector ahead of the garbage a call leaves (KEYS/ARGV tables, strings).
-  lua_gc(L, LUA_GCSTEP, 1);
 }
 
 bool LuaVm::register_library(Library& lib, bool keep, std::string& error) {

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <memory>
+#include <unordered_map>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -33,8 +36,12 @@ class LuaVm {
   // Runs `script` with KEYS = keys and ARGV = args for the command in `ctx` (EVAL, EVALSHA,
   // their _RO forms), writing the script's result or error into ctx.reply. `read_only`: only
   // commands without the write flag may be called.
-  void run(CommandContext& ctx, const Script& script, std::span<const std::string_view> keys,
-           std::span<const std::string_view> args, bool read_only);
+  void run(CommandContext& ctx, const std::shared_ptr<const Script>& script,
+           std::span<const std::string_view> keys, std::span<const std::string_view> args,
+           bool read_only);
+  // The script with this id if this interpreter has run it since the last SCRIPT FLUSH
+  // (EVALSHA's fast path: no shared lock, no allocation).
+  std::shared_ptr<const Script> cached_script(std::string_view sha);
 
   // FCALL/FCALL_RO: runs `fn` of `lib` with its KEYS and ARGV as arguments.
   void call_function(CommandContext& ctx, const Library& lib, const LibraryFunction& fn,
@@ -57,6 +64,14 @@ class LuaVm {
   // --- used by the redis.* functions (lua_redis_api.cpp) ---
   struct Call;  // the script being run: its context, flags and what it has done so far
   Call* current() { return current_; }
+  // Buffers every redis.call reuses, so a warm interpreter allocates nothing per call.
+  struct Scratch {
+    std::vector<std::string_view> argv;
+    std::vector<std::string> numbers;  // numeric arguments formatted as strings
+    std::vector<size_t> key_indexes;
+    std::string reply;                 // the command's reply before it becomes a Lua value
+  };
+  Scratch& scratch() { return scratch_; }
   lua_State* state() { return L_; }
   size_t shard() const { return shard_; }
   ScriptStore& store() { return store_; }
@@ -68,7 +83,8 @@ class LuaVm {
   void open_sandbox();
   // Pushes the compiled function of `script` (compiling it if needed); false with an error
   // reply written if it does not compile.
-  bool push_function(CommandContext& ctx, const Script& script);
+  bool push_function(CommandContext& ctx, const std::shared_ptr<const Script>& script);
+  void check_generation();
   // Runs the function on the stack (above the message handler, with `nargs` arguments) and
   // writes its result or error; `label` names it in errors (sha or function name).
   void invoke(CommandContext& ctx, int nargs, std::span<const std::string_view> keys,
@@ -82,10 +98,20 @@ class LuaVm {
   lua_State* L_ = nullptr;
   size_t allocated_ = 0;
   uint64_t generation_ = 0;
+  struct CachedScript {
+    std::shared_ptr<const Script> script;
+    int ref;  // the compiled function in the registry
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, CachedScript, Hash, std::equal_to<>> cache_;
   uint64_t functions_generation_ = 0;
   Library* registering_ = nullptr;
   int64_t load_started_ms_ = 0;
   Call* current_ = nullptr;
+  Scratch scratch_;
 };
 
 // What a running script is doing (lua_redis_api.cpp reads and updates it).
@@ -99,7 +125,7 @@ struct LuaVm::Call {
   std::vector<size_t> logged;        // shards whose log records hold this script's effects
   int64_t started_ms = 0;
   int error_line = -1;               // where the error that ended the script was raised
-  std::string reply_scratch;         // inner commands' replies
+
 };
 
 // Installs the `redis` table into L (lua_redis_api.cpp).
