@@ -215,6 +215,13 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
   route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
 }
 
+namespace {
+thread_local int64_t frozen_now_ms = -1;
+}  // namespace
+
+FrozenClock::FrozenClock(int64_t now_ms) : saved_(frozen_now_ms) { frozen_now_ms = now_ms; }
+FrozenClock::~FrozenClock() { frozen_now_ms = saved_; }
+
 void close_records(Engine& engine, const std::vector<size_t>& shards) {
   if (shards.empty()) {
     return;
@@ -230,7 +237,8 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
                      ReplyWriter& reply, CommandContext::BlockRequest* block, bool woken,
                      std::vector<size_t>* open_logs) {
-  int64_t start = mono_us();
+  const bool frozen = frozen_now_ms >= 0;
+  int64_t start = frozen ? 0 : mono_us();
   CommandContext ctx{.argv = argv,
                      .reply = reply,
                      .engine = engine,
@@ -238,7 +246,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      .multi_shard = multi_shard,
                      .session = session,
                      .spec = spec,
-                     .now_ms = engine.now_ms(),
+                     .now_ms = frozen ? frozen_now_ms : engine.now_ms(),
                      .scratch = {},
                      .block_request = block,
                      .woken = woken,
@@ -263,7 +271,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   } else {
     close_records(engine, ctx.logged_shards);
   }
-  int64_t elapsed = mono_us() - start;
+  int64_t elapsed = frozen ? 0 : mono_us() - start;
   CommandStat& stat = shard.command_stat(spec.id);
   KeyspaceStats::bump(stat.calls);
   KeyspaceStats::bump(stat.usec, static_cast<uint64_t>(elapsed));

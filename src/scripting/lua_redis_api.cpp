@@ -226,7 +226,7 @@ int run_command(lua_State* L, LuaVm& vm) {
   }
   std::span<const std::string_view> argv(sc.argv);
   CommandContext& ctx = *call->ctx;
-  const CommandSpec* spec = ctx.engine.table().find(argv[0]);
+  const CommandSpec* spec = vm.lookup_command(ctx.engine.table(), argv[0]);
   if (spec == nullptr) {
     push_error_table(L, "ERR Unknown Redis command called from script");
     return 1;

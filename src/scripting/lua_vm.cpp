@@ -13,6 +13,8 @@ int luaopen_cjson(lua_State* L);
 }
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/log.hpp"
@@ -200,6 +202,22 @@ int LuaVm::message_handler(lua_State* L) {
   return 1;  // the error object itself; run() formats it
 }
 
+const CommandSpec* LuaVm::lookup_command(const Table& table, std::string_view name) {
+  size_t slot = (name.size() * 31 + static_cast<unsigned char>(name.empty() ? 0 : name[0]) +
+                 static_cast<unsigned char>(name.empty() ? 0 : name.back())) %
+                command_cache_.size();
+  CommandCacheEntry& e = command_cache_[slot];
+  if (e.spec != nullptr && e.name == name) {
+    return e.spec;
+  }
+  const CommandSpec* spec = table.find(name);
+  if (spec != nullptr) {
+    e.name.assign(name);
+    e.spec = spec;
+  }
+  return spec;
+}
+
 void LuaVm::check_generation() {
   uint64_t gen = store_.generation();
   if (gen != generation_) {
@@ -307,7 +325,11 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   current_ = &call;
   LuaVm* outer = running_vm;
   running_vm = this;
-  int status = lua_pcall(L, nargs, 1, 1);
+  int status;
+  {
+    FrozenClock clock(ctx.now_ms);
+    status = lua_pcall(L, nargs, 1, 1);
+  }
   running_vm = outer;
   current_ = nullptr;
   store_.clear_timed_out(shard_);

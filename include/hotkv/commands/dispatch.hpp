@@ -51,6 +51,20 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      ReplyWriter& reply, CommandContext::BlockRequest* block = nullptr,
                      bool woken = false, std::vector<size_t>* open_logs = nullptr);
 
+// While alive, commands executed on this thread see `now_ms` as the time (a script's commands
+// all see the moment it started, as in Redis, so an expiry cannot land half-way through it)
+// and are not timed one by one (the script as a whole is).
+class FrozenClock {
+ public:
+  explicit FrozenClock(int64_t now_ms);
+  ~FrozenClock();
+  FrozenClock(const FrozenClock&) = delete;
+  FrozenClock& operator=(const FrozenClock&) = delete;
+
+ private:
+  int64_t saved_;
+};
+
 // Closes the records of `shards` as one operation: a single record, or one part per shard
 // carrying a shared id, so replay applies all of them or none.
 void close_records(Engine& engine, const std::vector<size_t>& shards);

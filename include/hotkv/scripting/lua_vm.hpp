@@ -5,6 +5,7 @@
 // `redis` table; no os, io, require, loadfile, dofile, ffi or jit, and globals are read-only.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -72,6 +73,8 @@ class LuaVm {
     std::string reply;                 // the command's reply before it becomes a Lua value
   };
   Scratch& scratch() { return scratch_; }
+  // Table::find with a small cache: a script names the same few commands over and over.
+  const struct CommandSpec* lookup_command(const class Table& table, std::string_view name);
   lua_State* state() { return L_; }
   size_t shard() const { return shard_; }
   ScriptStore& store() { return store_; }
@@ -112,6 +115,11 @@ class LuaVm {
   int64_t load_started_ms_ = 0;
   Call* current_ = nullptr;
   Scratch scratch_;
+  struct CommandCacheEntry {
+    std::string name;  // as the script spelled it
+    const struct CommandSpec* spec = nullptr;
+  };
+  std::array<CommandCacheEntry, 16> command_cache_;
 };
 
 // What a running script is doing (lua_redis_api.cpp reads and updates it).
