@@ -7,6 +7,7 @@
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
@@ -18,32 +19,9 @@
 namespace hotkv {
 namespace {
 
-// FCALL function numkeys key [key ...] arg [arg ...]: the keys follow numkeys.
-void fcall_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
-  if (argv.size() < 3) {
-    return;
-  }
-  auto n = parse_int64(argv[2]);
-  if (!n || *n <= 0 || static_cast<uint64_t>(*n) > argv.size() - 3) {
-    return;
-  }
-  for (int64_t i = 0; i < *n; ++i) {
-    out.push_back(3 + static_cast<size_t>(i));
-  }
-}
-
 void run_fcall(CommandContext& ctx, bool read_only) {
-  auto n = parse_int64(ctx.arg(2));
-  if (!n) {
-    ctx.error("ERR value is not an integer or out of range");
-    return;
-  }
-  if (*n < 0) {
-    ctx.error("ERR Number of keys can't be negative");
-    return;
-  }
-  if (static_cast<uint64_t>(*n) > ctx.argc() - 3) {
-    ctx.error("ERR Number of keys can't be greater than number of args");
+  size_t n = 0;
+  if (!parse_numkeys_or_reply(ctx, n)) {
     return;
   }
   ScriptStore& store = ctx.engine.scripts();
@@ -57,8 +35,8 @@ void run_fcall(CommandContext& ctx, bool read_only) {
     ctx.error("ERR Can not execute a script with write flag using *_ro command.");
     return;
   }
-  auto keys = ctx.argv.subspan(3, static_cast<size_t>(*n));
-  auto args = ctx.argv.subspan(3 + static_cast<size_t>(*n));
+  auto keys = ctx.argv.subspan(3, n);
+  auto args = ctx.argv.subspan(3 + n);
   store.vm(ctx.shard.id()).call_function(ctx, *lib, *fn, keys, args, read_only);
 }
 
@@ -227,8 +205,8 @@ void load_saved_libraries(Engine& engine) {
 void register_functions(Table& t) {
   constexpr uint32_t kScript = kNoScript | kStale;
   // clang-format off
-  t.add({"FCALL",    -3, kScript, key_finder(0, 0, 0, fcall_keys), cmd_fcall, "scripting", "FCALL function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a function."});
-  t.add({"FCALL_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, fcall_keys), cmd_fcall_ro, "scripting", "FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a read-only function."});
+  t.add({"FCALL",    -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_fcall, "scripting", "FCALL function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a function."});
+  t.add({"FCALL_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_fcall_ro, "scripting", "FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a read-only function."});
   t.add({"FUNCTION", -2, kScript, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|KILL|HELP [arg ...]", "Manages Redis 7 function libraries."});
   // clang-format on
   t.add_engine_init(load_saved_libraries);

@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -294,28 +295,12 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   ctx.reply.bulk(text);
 }
 
-// A SCAN-family cursor as Redis parses it (strtoul): any unsigned 64-bit decimal, a leading
-// '-' wrapping around as in C; leading spaces, trailing bytes and overflow are invalid.
-bool scan_cursor_or_reply(CommandContext& ctx, std::string_view arg, uint64_t& out) {
-  std::string text(arg);
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if ((!text.empty() && std::isspace(static_cast<unsigned char>(text[0])) != 0) || *end != '\0' ||
-      errno == ERANGE) {
-    ctx.error(err::kInvalidCursor);
-    return false;
-  }
-  out = v;
-  return true;
-}
-
 // HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]. A listpack hash comes back whole
 // with cursor 0; a hashtable is walked bucket by bucket with the Dict cursor (at most COUNT*10
 // buckets per call), so a field present for the whole iteration is returned at least once.
 void cmd_hscan(CommandContext& ctx) {
   uint64_t cursor = 0;
-  if (!scan_cursor_or_reply(ctx, ctx.arg(2), cursor)) {
+  if (!parse_scan_cursor_or_reply(ctx, ctx.arg(2), cursor)) {
     return;
   }
   Hash* h = nullptr;
@@ -323,53 +308,31 @@ void cmd_hscan(CommandContext& ctx) {
     return;
   }
   if (h == nullptr) {
-    ctx.reply.array(2);
-    ctx.reply.bulk("0");
-    ctx.reply.array(0);
+    reply_empty_scan(ctx);
     return;
   }
-  std::string_view pattern;
-  bool has_pattern = false;
-  bool novalues = false;
-  int64_t count = 10;
-  for (size_t i = 3; i < ctx.argc(); ++i) {
-    bool has_arg = i + 1 < ctx.argc();
-    if (has_arg && strcasecmp_view(ctx.arg(i), "COUNT")) {
-      if (!ctx.int_arg_or_reply(++i, count)) {
-        return;
-      }
-      if (count < 1) {
-        ctx.error(err::kSyntax);
-        return;
-      }
-    } else if (has_arg && strcasecmp_view(ctx.arg(i), "MATCH")) {
-      pattern = ctx.arg(++i);
-      has_pattern = pattern != "*";
-    } else if (strcasecmp_view(ctx.arg(i), "NOVALUES")) {
-      novalues = true;
-    } else {
-      ctx.error(err::kSyntax);
-      return;
-    }
+  ScanOptions opts;
+  if (!parse_scan_options_or_reply(ctx, 3, true, opts)) {
+    return;
   }
   std::vector<std::pair<const std::string*, const std::string*>> found;
   auto take = [&](const std::string& f, const std::string& v) {
-    if (!has_pattern || glob_match(pattern, f)) {
+    if (!opts.has_pattern || glob_match(opts.pattern, f)) {
       found.emplace_back(&f, &v);
     }
   };
   // As Redis, COUNT bounds the reply's elements (a field and its value are two).
-  size_t per_pair = novalues ? 1 : 2;
-  int64_t budget = count * 10;
+  size_t per_pair = opts.novalues ? 1 : 2;
+  int64_t budget = opts.count * 10;
   do {
     cursor = h->scan(cursor, take);
-  } while (cursor != 0 && --budget > 0 && found.size() * per_pair < static_cast<uint64_t>(count));
+  } while (cursor != 0 && --budget > 0 && found.size() * per_pair < static_cast<uint64_t>(opts.count));
   ctx.reply.array(2);
   ctx.reply.bulk(std::to_string(cursor));
   ctx.reply.array(found.size() * per_pair);
   for (const auto& [f, v] : found) {
     ctx.reply.bulk(*f);
-    if (!novalues) {
+    if (!opts.novalues) {
       ctx.reply.bulk(*v);
     }
   }

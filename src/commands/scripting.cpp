@@ -7,6 +7,7 @@
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
@@ -19,32 +20,9 @@ namespace {
 
 constexpr const char* kNoScriptErr = "NOSCRIPT No matching script. Please use EVAL.";
 
-// EVAL script numkeys key [key ...] arg [arg ...]: the keys follow numkeys.
-void eval_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
-  if (argv.size() < 3) {
-    return;
-  }
-  auto n = parse_int64(argv[2]);
-  if (!n || *n <= 0 || static_cast<uint64_t>(*n) > argv.size() - 3) {
-    return;
-  }
-  for (int64_t i = 0; i < *n; ++i) {
-    out.push_back(3 + static_cast<size_t>(i));
-  }
-}
-
 void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
-  auto n = parse_int64(ctx.arg(2));
-  if (!n) {
-    ctx.error("ERR value is not an integer or out of range");
-    return;
-  }
-  if (*n < 0) {
-    ctx.error("ERR Number of keys can't be negative");
-    return;
-  }
-  if (static_cast<uint64_t>(*n) > ctx.argc() - 3) {
-    ctx.error("ERR Number of keys can't be greater than number of args");
+  size_t n = 0;
+  if (!parse_numkeys_or_reply(ctx, n)) {
     return;
   }
   ScriptStore& store = ctx.engine.scripts();
@@ -66,8 +44,8 @@ void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
       return;
     }
   }
-  auto keys = ctx.argv.subspan(3, static_cast<size_t>(*n));
-  auto args = ctx.argv.subspan(3 + static_cast<size_t>(*n));
+  auto keys = ctx.argv.subspan(3, n);
+  auto args = ctx.argv.subspan(3 + n);
   store.vm(ctx.shard.id()).run(ctx, script, keys, args, read_only);
 }
 
@@ -133,13 +111,44 @@ void cmd_script(CommandContext& ctx) {
 
 }  // namespace
 
+void numkeys_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
+  if (argv.size() < 3) {
+    return;
+  }
+  auto n = parse_int64(argv[2]);
+  if (!n || *n <= 0 || static_cast<uint64_t>(*n) > argv.size() - 3) {
+    return;
+  }
+  for (int64_t i = 0; i < *n; ++i) {
+    out.push_back(3 + static_cast<size_t>(i));
+  }
+}
+
+bool parse_numkeys_or_reply(CommandContext& ctx, size_t& out) {
+  auto n = parse_int64(ctx.arg(2));
+  if (!n) {
+    ctx.error("ERR value is not an integer or out of range");
+    return false;
+  }
+  if (*n < 0) {
+    ctx.error("ERR Number of keys can't be negative");
+    return false;
+  }
+  if (static_cast<uint64_t>(*n) > ctx.argc() - 3) {
+    ctx.error("ERR Number of keys can't be greater than number of args");
+    return false;
+  }
+  out = static_cast<size_t>(*n);
+  return true;
+}
+
 void register_scripting(Table& t) {
   constexpr uint32_t kScript = kNoScript | kStale;
   // clang-format off
-  t.add({"EVAL",       -3, kScript, key_finder(0, 0, 0, eval_keys), cmd_eval, "scripting", "EVAL script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script."});
-  t.add({"EVALSHA",    -3, kScript, key_finder(0, 0, 0, eval_keys), cmd_evalsha, "scripting", "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest."});
-  t.add({"EVAL_RO",    -3, kScript | kReadOnly, key_finder(0, 0, 0, eval_keys), cmd_eval_ro, "scripting", "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script."});
-  t.add({"EVALSHA_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, eval_keys), cmd_evalsha_ro, "scripting", "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script by SHA1 digest."});
+  t.add({"EVAL",       -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_eval, "scripting", "EVAL script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script."});
+  t.add({"EVALSHA",    -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_evalsha, "scripting", "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest."});
+  t.add({"EVAL_RO",    -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_eval_ro, "scripting", "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script."});
+  t.add({"EVALSHA_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_evalsha_ro, "scripting", "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script by SHA1 digest."});
   t.add({"SCRIPT",     -2, kScript, no_keys(), cmd_script, "scripting", "SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP [arg ...]", "Manages the server-side Lua script cache."});
   // clang-format on
 }

@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/set_helpers.hpp"
@@ -306,30 +307,11 @@ void cmd_srandmember(CommandContext& ctx) {
   }
 }
 
-// A SCAN-family cursor as Redis reads it (strtoul): any unsigned 64-bit decimal, where a
-// leading '-' wraps around; leading spaces, trailing bytes and overflow are invalid.
-bool parse_cursor_or_reply(CommandContext& ctx, std::string_view arg, uint64_t& out) {
-  std::string text(arg);
-  if (!text.empty() && std::isspace(static_cast<unsigned char>(text[0])) != 0) {
-    ctx.error(err::kInvalidCursor);
-    return false;
-  }
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) {
-    ctx.error(err::kInvalidCursor);
-    return false;
-  }
-  out = v;
-  return true;
-}
-
 // SSCAN key cursor [MATCH pattern] [COUNT count]. As Redis: the cursor is checked first, then
 // the key (a missing key ends the scan before options are looked at), then the options.
 void cmd_sscan(CommandContext& ctx) {
   uint64_t cursor = 0;
-  if (!parse_cursor_or_reply(ctx, ctx.arg(2), cursor)) {
+  if (!parse_scan_cursor_or_reply(ctx, ctx.arg(2), cursor)) {
     return;
   }
   Set* s = nullptr;
@@ -337,44 +319,22 @@ void cmd_sscan(CommandContext& ctx) {
     return;
   }
   if (s == nullptr) {
-    ctx.reply.array(2);
-    ctx.reply.bulk("0");
-    ctx.reply.array(0);
+    reply_empty_scan(ctx);
     return;
   }
-  std::string_view pattern;
-  bool has_pattern = false;
-  int64_t count = 10;
-  for (size_t i = 3; i < ctx.argc(); i += 2) {
-    if (i + 1 >= ctx.argc()) {
-      ctx.error(err::kSyntax);
-      return;
-    }
-    if (strcasecmp_view(ctx.arg(i), "COUNT")) {
-      if (!ctx.int_arg_or_reply(i + 1, count)) {
-        return;
-      }
-      if (count < 1) {
-        ctx.error(err::kSyntax);
-        return;
-      }
-    } else if (strcasecmp_view(ctx.arg(i), "MATCH")) {
-      pattern = ctx.arg(i + 1);
-      has_pattern = pattern != "*";
-    } else {
-      ctx.error(err::kSyntax);
-      return;
-    }
+  ScanOptions opts;
+  if (!parse_scan_options_or_reply(ctx, 3, false, opts)) {
+    return;
   }
   std::vector<std::string> found;
   // As Redis: visit buckets until COUNT members were collected or 10 x COUNT buckets were
   // visited (so a sparse table cannot stall the shard), then filter by MATCH.
-  int64_t budget = count * 10;
+  int64_t budget = opts.count * 10;
   do {
     cursor = s->scan(cursor, [&](std::string_view m) { found.emplace_back(m); });
-  } while (cursor != 0 && --budget > 0 && static_cast<int64_t>(found.size()) < count);
-  if (has_pattern) {
-    std::erase_if(found, [&](const std::string& m) { return !glob_match(pattern, m); });
+  } while (cursor != 0 && --budget > 0 && static_cast<int64_t>(found.size()) < opts.count);
+  if (opts.has_pattern) {
+    std::erase_if(found, [&](const std::string& m) { return !glob_match(opts.pattern, m); });
   }
   ctx.reply.array(2);
   ctx.reply.bulk(std::to_string(cursor));

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -277,28 +278,12 @@ void cmd_zremrangebyscore(CommandContext& ctx) { remrange_generic(ctx, RangeKind
 void cmd_zremrangebyrank(CommandContext& ctx) { remrange_generic(ctx, RangeKind::kRank); }
 void cmd_zremrangebylex(CommandContext& ctx) { remrange_generic(ctx, RangeKind::kLex); }
 
-// As Redis reads a cursor: strtoull over the whole text (so "-1" wraps around), no leading
-// space, no overflow.
-bool parse_cursor_or_reply(CommandContext& ctx, std::string_view arg, uint64_t& out) {
-  std::string text(arg);
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE ||
-      std::isspace(static_cast<unsigned char>(text[0]))) {
-    ctx.error(err::kInvalidCursor);
-    return false;
-  }
-  out = v;
-  return true;
-}
-
 // ZSCAN key cursor [MATCH pattern] [COUNT count]. A listpack-encoded zset is returned whole
 // with cursor 0, as Redis does; a larger one is walked with the member table's cursor, which
 // returns every member present for the whole iteration at least once.
 void cmd_zscan(CommandContext& ctx) {
   uint64_t cursor = 0;
-  if (!parse_cursor_or_reply(ctx, ctx.arg(2), cursor)) {
+  if (!parse_scan_cursor_or_reply(ctx, ctx.arg(2), cursor)) {
     return;
   }
   ZSet* z = nullptr;
@@ -306,38 +291,16 @@ void cmd_zscan(CommandContext& ctx) {
     return;
   }
   if (z == nullptr) {
-    ctx.reply.array(2);
-    ctx.reply.bulk("0");
-    ctx.reply.array(0);
+    reply_empty_scan(ctx);
     return;
   }
-  std::string_view pattern;
-  bool has_pattern = false;
-  int64_t count = 10;
-  for (size_t i = 3; i < ctx.argc(); i += 2) {
-    if (i + 1 >= ctx.argc()) {
-      ctx.error(err::kSyntax);
-      return;
-    }
-    if (strcasecmp_view(ctx.arg(i), "MATCH")) {
-      pattern = ctx.arg(i + 1);
-      has_pattern = pattern != "*";
-    } else if (strcasecmp_view(ctx.arg(i), "COUNT")) {
-      if (!ctx.int_arg_or_reply(i + 1, count)) {
-        return;
-      }
-      if (count < 1) {
-        ctx.error(err::kSyntax);
-        return;
-      }
-    } else {
-      ctx.error(err::kSyntax);
-      return;
-    }
+  ScanOptions opts;
+  if (!parse_scan_options_or_reply(ctx, 3, false, opts)) {
+    return;
   }
   std::vector<std::pair<std::string, double>> found;
   auto take = [&](std::string_view member, double score) {
-    if (!has_pattern || glob_match(pattern, member)) {
+    if (!opts.has_pattern || glob_match(opts.pattern, member)) {
       found.emplace_back(member, score);
     }
   };
@@ -348,7 +311,7 @@ void cmd_zscan(CommandContext& ctx) {
     }
   } else {
     // Bound the buckets visited per call so a sparse MATCH cannot stall the shard.
-    int64_t budget = count * 10;
+    int64_t budget = opts.count * 10;
     size_t seen = 0;
     next = cursor;
     do {
@@ -356,7 +319,7 @@ void cmd_zscan(CommandContext& ctx) {
         ++seen;
         take(member, score);
       });
-    } while (next != 0 && static_cast<int64_t>(seen) < count && --budget > 0);
+    } while (next != 0 && static_cast<int64_t>(seen) < opts.count && --budget > 0);
   }
   ctx.reply.array(2);
   ctx.reply.bulk(std::to_string(next));

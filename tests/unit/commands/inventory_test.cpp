@@ -25,6 +25,7 @@
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/util/clock.hpp"
 #include "support/resp_value.hpp"
+#include "support/replay.hpp"
 #include "support/test_server.hpp"
 
 using hotkv::Effect;
@@ -37,6 +38,7 @@ using hotkv::test::kNil;
 using hotkv::test::kOk;
 using hotkv::test::parse_resp;
 using hotkv::test::Resp;
+using hotkv::test::replay;
 using hotkv::test::TestServer;
 
 namespace {
@@ -62,34 +64,6 @@ std::string state_of(TestServer& s, const std::string& key, const std::string& h
   return r.null ? "none" : r["state"].str;
 }
 
-// Applies every effect of an encoded log to `dst`'s shards, as start-up replay would.
-void replay(const std::string& log, TestServer& dst) {
-  hotkv::RecordDecoder dec(log);
-  hotkv::Record r;
-  hotkv::DecodeStatus st;
-  while ((st = dec.next(r)) == hotkv::DecodeStatus::kOk) {
-    for (const Effect& e : r.effects) {
-      hotkv::Keyspace& ks = dst.engine().shard(dst.engine().shard_of(e.key)).keyspace();
-      std::string err;
-      switch (e.kind) {
-        case EffectKind::kOp:
-          REQUIRE(hotkv::apply_op_effect(ks, e, dst.now(), err));
-          break;
-        case EffectKind::kDel:
-          ks.erase(e.key);
-          break;
-        case EffectKind::kExpire:
-          if (hotkv::Value* v = ks.find(e.key, dst.now())) {
-            ks.set_expire(e.key, *v, e.at_ms);
-          }
-          break;
-        default:
-          FAIL("unexpected effect kind");
-      }
-    }
-  }
-  REQUIRE(st == hotkv::DecodeStatus::kEnd);
-}
 
 // Shard 0 of `s` logs into a temporary file; contents() reads back what was written.
 class LogFile {

@@ -15,6 +15,7 @@
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/util/clock.hpp"
 #include "support/resp_value.hpp"
+#include "support/replay.hpp"
 #include "support/test_server.hpp"
 
 using hotkv::test::arr;
@@ -25,6 +26,7 @@ using hotkv::test::kNil;
 using hotkv::test::kNilArray;
 using hotkv::test::kOk;
 using hotkv::test::parse_resp;
+using hotkv::test::replay;
 using hotkv::test::TestServer;
 
 namespace {
@@ -386,34 +388,6 @@ TEST_CASE("Sorted-set writes publish Redis's keyspace events", "[zset]") {
 
 namespace {
 
-// Applies every effect of an encoded log to shard 0 of `dst`, as start-up replay would.
-void replay(const std::string& log, TestServer& dst) {
-  hotkv::Keyspace& ks = dst.engine().shard(0).keyspace();
-  hotkv::RecordDecoder dec(log);
-  hotkv::Record r;
-  hotkv::DecodeStatus st;
-  while ((st = dec.next(r)) == hotkv::DecodeStatus::kOk) {
-    for (const hotkv::Effect& e : r.effects) {
-      std::string err;
-      switch (e.kind) {
-        case hotkv::EffectKind::kOp:
-          REQUIRE(hotkv::apply_op_effect(ks, e, dst.now(), err));
-          break;
-        case hotkv::EffectKind::kDel:
-          ks.erase(e.key);
-          break;
-        case hotkv::EffectKind::kExpire:
-          if (hotkv::Value* v = ks.find(e.key, dst.now())) {
-            ks.set_expire(e.key, *v, e.at_ms);
-          }
-          break;
-        default:
-          FAIL("unexpected effect kind");
-      }
-    }
-  }
-  REQUIRE(st == hotkv::DecodeStatus::kEnd);
-}
 
 std::string snapshot(TestServer& s, const std::string& key) {
   return s.run({"ZRANGE", key, "0", "-1", "WITHSCORES"}) + s.run({"TYPE", key}) +

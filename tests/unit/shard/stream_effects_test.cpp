@@ -10,6 +10,7 @@
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/shard/shard.hpp"
 #include "support/resp_value.hpp"
+#include "support/replay.hpp"
 #include "support/test_server.hpp"
 
 using hotkv::Effect;
@@ -18,38 +19,11 @@ using hotkv::OpCode;
 using hotkv::test::bulk;
 using hotkv::test::integer;
 using hotkv::test::kOk;
+using hotkv::test::replay;
 using hotkv::test::TestServer;
 
 namespace {
 
-// Applies every effect of an encoded log to shard 0 of `dst`, as start-up replay would.
-void replay(const std::string& log, TestServer& dst) {
-  hotkv::Keyspace& ks = dst.engine().shard(0).keyspace();
-  hotkv::RecordDecoder dec(log);
-  hotkv::Record r;
-  hotkv::DecodeStatus st;
-  while ((st = dec.next(r)) == hotkv::DecodeStatus::kOk) {
-    for (const Effect& e : r.effects) {
-      std::string err;
-      switch (e.kind) {
-        case EffectKind::kOp:
-          REQUIRE(hotkv::apply_op_effect(ks, e, dst.now(), err));
-          break;
-        case EffectKind::kDel:
-          ks.erase(e.key);
-          break;
-        case EffectKind::kExpire:
-          if (hotkv::Value* v = ks.find(e.key, dst.now())) {
-            ks.set_expire(e.key, *v, e.at_ms);
-          }
-          break;
-        default:
-          FAIL("unexpected effect kind");
-      }
-    }
-  }
-  REQUIRE(st == hotkv::DecodeStatus::kEnd);
-}
 
 // Everything observable about stream `key`.
 std::string snapshot(TestServer& s, const std::string& key) {
