@@ -17,6 +17,7 @@
 
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/server/busy_responder.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/log.hpp"
 
@@ -50,6 +51,9 @@ Server::Server(Config& config) : config_(config) {
 }
 
 Server::~Server() {
+  if (busy_responder_) {
+    busy_responder_->stop();
+  }
   for (auto& w : workers_) {
     w->io.stop();
     if (w->thread.joinable()) {
@@ -223,6 +227,7 @@ int Server::run() {
     }
   });
   asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
+  busy_responder_ = std::make_unique<BusyResponder>(*engine_, acceptor_->native_handle());
   for (size_t i = 0; i < workers_.size(); ++i) {
     start_cron(i);
   }
@@ -300,6 +305,9 @@ void Server::shutdown() {
     return;
   }
   persistence_->abort_loading();
+  if (busy_responder_) {
+    busy_responder_->stop();  // before the listening socket it polls is closed
+  }
   asio::post(workers_[0]->io, [this] {
     std::error_code ec;
     if (acceptor_) {

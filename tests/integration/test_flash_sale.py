@@ -463,5 +463,9 @@ def simulator_sells_exactly_the_stock_in_both_styles(t, srv):
 
 
 if __name__ == "__main__":
-    raise_nofile(SHOPPERS + 1024)
+    have = raise_nofile(SHOPPERS + 1024)
+    if have < SHOPPERS + 256:
+        print("# RLIMIT_NOFILE is %d (hard limit); %d shoppers need %d descriptors: raise the "
+              "hard limit (ulimit -Hn) to run this test" % (have, SHOPPERS, SHOPPERS + 256))
+        sys.exit(1)
     run_cases(__doc__.splitlines()[0], server_kw={"config": {"maxclients": SHOPPERS + 100}})
