@@ -18,6 +18,7 @@ Run: /usr/bin/python3 test_scripts.py --server build/hotkv --threads 4   (or --k
 """
 
 import os
+import signal
 import socket
 import sys
 import threading
@@ -293,6 +294,30 @@ def functions_load_call_and_survive_a_restart(t, srv):
             c2 = s2.client()
             c2.set("{f}:stock", 5)
             assert c2.fcall("reserve", 1, "{f}:stock") == 4, "library lost in the restart"
+        finally:
+            s2.stop()
+
+
+@case
+def scripts_reading_time_and_random_replay_identically(t, srv):
+    """A script that writes TIME and math.random values: after kill -9 and a restart the
+    values are exactly those acknowledged (the log holds effects, not the script)."""
+    body = ("local t = redis.call('TIME') "
+            "local v = t[1] .. '.' .. t[2] .. ':' .. math.random(1, 1000000000) "
+            "redis.call('SET', KEYS[1], v) redis.call('HSET', KEYS[2], 'at', v) return v")
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("always"), expect_exit=None).start()
+        with s.raw() as c:
+            written = [c.call("EVAL", body, 2, "{r}:k%d" % i, "{r}:h%d" % i) for i in range(20)]
+        s.send_signal(signal.SIGKILL)
+        s.wait(timeout=10)
+        s.cleanup()
+        s2 = t.server(extra_args=d.args("always")).start()
+        try:
+            with s2.raw() as c:
+                for i, v in enumerate(written):
+                    assert c.call("GET", "{r}:k%d" % i) == v, "script replayed, not its effects"
+                    assert c.call("HGET", "{r}:h%d" % i, "at") == v
         finally:
             s2.stop()
 
