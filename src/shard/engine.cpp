@@ -112,7 +112,9 @@ void Engine::notify_keyspace_event(uint32_t type_flag, std::string_view event,
                                    std::string_view key) {
   // Every change to a key is announced here (expiry included), so this is also where WATCH
   // learns of it; the caller runs on the key's shard (or with it parked).
-  shard(shard_of(key)).watches().touch(key);
+  // One shard: no hash of the key needed to find its registry.
+  Shard& owner = shards_.size() == 1 ? *shards_[0] : shard(shard_of(key));
+  owner.watches().touch(key);
   uint32_t flags = config_.notify_keyspace_events.load(std::memory_order_relaxed);
   if ((flags & type_flag) == 0 || pubsub_.idle()) {
     return;
