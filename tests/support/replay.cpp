@@ -1,5 +1,8 @@
 #include "support/replay.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "hotkv/persist/record.hpp"
@@ -40,6 +43,44 @@ void replay(const std::string& log, TestServer& dst) {
     }
   }
   REQUIRE(st == DecodeStatus::kEnd);
+}
+
+LogFile::LogFile(TestServer& s, size_t shard) : server_(s), shard_(shard) {
+  char path[] = "/tmp/hotkv_effects_log_XXXXXX";
+  int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  ::unlink(path);
+  reader_ = ::dup(fd);
+  s.engine().shard(shard).log().attach(fd, 0, FsyncPolicy::kNo);
+}
+
+LogFile::~LogFile() { ::close(reader_); }
+
+std::string LogFile::contents() {
+  REQUIRE(server_.engine().shard(shard_).log().flush());
+  std::string out(static_cast<size_t>(::lseek(reader_, 0, SEEK_END)), '\0');
+  REQUIRE(::pread(reader_, out.data(), out.size(), 0) == static_cast<ssize_t>(out.size()));
+  return out;
+}
+
+std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoints) {
+  Value* v = s.engine().shard(0).keyspace().find(key, s.now());
+  REQUIRE(v != nullptr);
+  std::string buf;
+  RecordEncoder enc(buf);
+  std::string scratch;
+  enc.open();
+  size_t cuts = 0;
+  encode_value(enc, key, *v, scratch, [&] {
+    ++cuts;
+    enc.close(0, 1);
+    enc.open();
+  });
+  enc.close(0, 1);
+  if (checkpoints != nullptr) {
+    *checkpoints = cuts;
+  }
+  return buf;
 }
 
 }  // namespace hotkv::test

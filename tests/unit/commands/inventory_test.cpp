@@ -38,6 +38,7 @@ using hotkv::test::kNil;
 using hotkv::test::kOk;
 using hotkv::test::parse_resp;
 using hotkv::test::Resp;
+using hotkv::test::LogFile;
 using hotkv::test::replay;
 using hotkv::test::TestServer;
 
@@ -64,30 +65,6 @@ std::string state_of(TestServer& s, const std::string& key, const std::string& h
   return r.null ? "none" : r["state"].str;
 }
 
-
-// Shard 0 of `s` logs into a temporary file; contents() reads back what was written.
-class LogFile {
- public:
-  explicit LogFile(TestServer& s) : server_(s) {
-    char path[] = "/tmp/hotkv_inventory_log_XXXXXX";
-    int fd = ::mkstemp(path);
-    REQUIRE(fd >= 0);
-    ::unlink(path);
-    reader_ = ::dup(fd);
-    s.engine().shard(0).log().attach(fd, 0, hotkv::FsyncPolicy::kNo);
-  }
-  ~LogFile() { ::close(reader_); }
-  std::string contents() {
-    REQUIRE(server_.engine().shard(0).log().flush());
-    std::string out(static_cast<size_t>(::lseek(reader_, 0, SEEK_END)), '\0');
-    REQUIRE(::pread(reader_, out.data(), out.size(), 0) == static_cast<ssize_t>(out.size()));
-    return out;
-  }
-
- private:
-  TestServer& server_;
-  int reader_ = -1;
-};
 
 // Every inventory op effect in a log, as "op:key:arg,arg,...".
 std::vector<std::string> inventory_ops(const std::string& log) {
@@ -744,19 +721,8 @@ TEST_CASE("encode_value then replay rebuilds an identical item", "[inventory]") 
   REQUIRE(a.run({"INV.COMMIT", "item", "h1"}) == integer(1));
   REQUIRE(a.run({"INV.RELEASE", "item", "h2"}) == integer(1));
   REQUIRE(a.run({"PEXPIRE", "item", "3600000"}) == integer(1));
-  hotkv::Value* v = a.engine().shard(0).keyspace().find("item", a.now());
-  REQUIRE(v != nullptr);
-  std::string buf;
-  hotkv::RecordEncoder enc(buf);
-  std::string scratch;
-  enc.open();
   size_t cuts = 0;
-  hotkv::encode_value(enc, "item", *v, scratch, [&] {
-    ++cuts;
-    enc.close(0, 1);
-    enc.open();
-  });
-  enc.close(0, 1);
+  std::string buf = hotkv::test::encode_key(a, "item", &cuts);
   CHECK(cuts >= 1);
   TestServer b;
   replay(buf, b);

@@ -398,12 +398,7 @@ std::string snapshot(TestServer& s, const std::string& key) {
 
 TEST_CASE("The effects sorted-set writes log replay to the same sets", "[zset]") {
   TestServer a;
-  char path[] = "/tmp/hotkv_zset_effects_XXXXXX";
-  int fd = ::mkstemp(path);
-  REQUIRE(fd >= 0);
-  ::unlink(path);
-  int reader = ::dup(fd);
-  a.engine().shard(0).log().attach(fd, 0, hotkv::FsyncPolicy::kNo);
+  hotkv::test::LogFile logfile(a);
 
   seed(a);
   REQUIRE(a.run({"ZADD", "z", "0.1", "e", "inf", "f", "-inf", "g", "2.5", "a"}) == integer(3));
@@ -427,11 +422,7 @@ TEST_CASE("The effects sorted-set writes log replay to the same sets", "[zset]")
   REQUIRE(a.run({"ZADD", "copy-src", "1", "x", "2", "y"}) == integer(2));
   REQUIRE(a.run({"COPY", "copy-src", "copy-dst"}) == integer(1));
   REQUIRE(a.run({"RENAME", "copy-src", "renamed"}) == kOk);
-  REQUIRE(a.engine().shard(0).log().flush());
-
-  std::string log(static_cast<size_t>(::lseek(reader, 0, SEEK_END)), '\0');
-  REQUIRE(::pread(reader, log.data(), log.size(), 0) == static_cast<ssize_t>(log.size()));
-  ::close(reader);
+  std::string log = logfile.contents();
   TestServer b;
   b.advance(a.now() - b.now());
   replay(log, b);
@@ -452,19 +443,8 @@ TEST_CASE("encode_value rebuilds a sorted set in bounded records", "[zset]") {
   }
   REQUIRE(a.run(add) == integer(3000));
   REQUIRE(a.run({"PEXPIRE", "big", "5000"}) == integer(1));
-  hotkv::Value* v = a.engine().shard(0).keyspace().find("big", a.now());
-  REQUIRE(v != nullptr);
-  std::string buf;
-  hotkv::RecordEncoder enc(buf);
-  std::string scratch;
-  enc.open();
   size_t cuts = 0;
-  hotkv::encode_value(enc, "big", *v, scratch, [&] {
-    ++cuts;
-    enc.close(0, 1);
-    enc.open();
-  });
-  enc.close(0, 1);
+  std::string buf = hotkv::test::encode_key(a, "big", &cuts);
   CHECK(cuts >= 2);
   TestServer b;
   b.advance(a.now() - b.now());

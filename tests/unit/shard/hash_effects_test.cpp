@@ -23,6 +23,7 @@ using hotkv::OpCode;
 using hotkv::test::bulk;
 using hotkv::test::integer;
 using hotkv::test::kOk;
+using hotkv::test::encode_key;
 using hotkv::test::replay;
 using hotkv::test::TestServer;
 
@@ -48,43 +49,11 @@ std::string snapshot(TestServer& s, const std::string& key) {
   return out;
 }
 
-std::string read_log(int reader) {
-  std::string log(static_cast<size_t>(::lseek(reader, 0, SEEK_END)), '\0');
-  REQUIRE(::pread(reader, log.data(), log.size(), 0) == static_cast<ssize_t>(log.size()));
-  ::close(reader);
-  return log;
-}
-
-std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoints = nullptr) {
-  hotkv::Value* v = s.engine().shard(0).keyspace().find(key, s.now());
-  REQUIRE(v != nullptr);
-  std::string buf;
-  hotkv::RecordEncoder enc(buf);
-  std::string scratch;
-  enc.open();
-  size_t cuts = 0;
-  hotkv::encode_value(enc, key, *v, scratch, [&] {
-    ++cuts;
-    enc.close(0, 1);
-    enc.open();
-  });
-  enc.close(0, 1);
-  if (checkpoints != nullptr) {
-    *checkpoints = cuts;
-  }
-  return buf;
-}
-
 }  // namespace
 
 TEST_CASE("the effects hash commands log replay to the same state", "[hashes]") {
   TestServer a;
-  char path[] = "/tmp/hotkv_hash_effects_XXXXXX";
-  int fd = ::mkstemp(path);
-  REQUIRE(fd >= 0);
-  ::unlink(path);
-  int reader = ::dup(fd);
-  a.engine().shard(0).log().attach(fd, 0, hotkv::FsyncPolicy::kNo);
+  hotkv::test::LogFile logfile(a);
 
   REQUIRE(a.run({"HSET", "h", "a", "1", "b", "2", "c", "3"}) == integer(3));
   REQUIRE(a.run({"HMSET", "h", "d", "4", "a", "10"}) == kOk);
@@ -117,9 +86,7 @@ TEST_CASE("the effects hash commands log replay to the same state", "[hashes]") 
   // A copy and a rename are logged as a rebuilt value.
   REQUIRE(a.run({"COPY", "big", "big-copy"}) == integer(1));
   REQUIRE(a.run({"RENAME", "long", "long-renamed"}) == kOk);
-  REQUIRE(a.engine().shard(0).log().flush());
-
-  std::string log = read_log(reader);
+  std::string log = logfile.contents();
   TestServer b;
   b.advance(a.now() - b.now());
   replay(log, b);

@@ -23,6 +23,7 @@ using hotkv::OpCode;
 using hotkv::test::bulk;
 using hotkv::test::integer;
 using hotkv::test::kOk;
+using hotkv::test::encode_key;
 using hotkv::test::replay;
 using hotkv::test::TestServer;
 
@@ -42,26 +43,6 @@ std::string snapshot(TestServer& s, const std::string& key) {
     out += m + ",";
   }
   return out + s.run({"PTTL", key});
-}
-
-std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoints = nullptr) {
-  hotkv::Value* v = s.engine().shard(0).keyspace().find(key, s.now());
-  REQUIRE(v != nullptr);
-  std::string buf;
-  hotkv::RecordEncoder enc(buf);
-  std::string scratch;
-  enc.open();
-  size_t cuts = 0;
-  hotkv::encode_value(enc, key, *v, scratch, [&] {
-    ++cuts;
-    enc.close(0, 1);
-    enc.open();
-  });
-  enc.close(0, 1);
-  if (checkpoints != nullptr) {
-    *checkpoints = cuts;
-  }
-  return buf;
 }
 
 }  // namespace
@@ -110,12 +91,7 @@ TEST_CASE("encode_set cuts a large set into bounded records", "[sets]") {
 
 TEST_CASE("the effects set commands log replay to the same state", "[sets]") {
   TestServer a;
-  char path[] = "/tmp/hotkv_set_effects_XXXXXX";
-  int fd = ::mkstemp(path);
-  REQUIRE(fd >= 0);
-  ::unlink(path);
-  int reader = ::dup(fd);
-  a.engine().shard(0).log().attach(fd, 0, hotkv::FsyncPolicy::kNo);
+  hotkv::test::LogFile logfile(a);
 
   std::vector<std::string> cmd = {"SADD", "s"};
   for (int i = 0; i < 600; ++i) {
@@ -143,11 +119,7 @@ TEST_CASE("the effects set commands log replay to the same state", "[sets]") {
   REQUIRE(a.run({"EXPIRE", "ttl", "100"}) == integer(1));
   REQUIRE(a.run({"COPY", "s", "copied"}) == integer(1));
   REQUIRE(a.run({"RENAME", "ttl", "renamed"}) == kOk);
-  REQUIRE(a.engine().shard(0).log().flush());
-
-  std::string log(static_cast<size_t>(::lseek(reader, 0, SEEK_END)), '\0');
-  REQUIRE(::pread(reader, log.data(), log.size(), 0) == static_cast<ssize_t>(log.size()));
-  ::close(reader);
+  std::string log = logfile.contents();
   TestServer b;
   b.advance(a.now() - b.now());
   replay(log, b);

@@ -19,6 +19,7 @@ using hotkv::OpCode;
 using hotkv::test::bulk;
 using hotkv::test::integer;
 using hotkv::test::kOk;
+using hotkv::test::encode_key;
 using hotkv::test::replay;
 using hotkv::test::TestServer;
 
@@ -36,27 +37,6 @@ std::string snapshot(TestServer& s, const std::string& key) {
   }
   out += s.run({"PTTL", key});
   return out;
-}
-
-// Encodes the value under key with encode_value, cutting records at every checkpoint.
-std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoints = nullptr) {
-  hotkv::Value* v = s.engine().shard(0).keyspace().find(key, s.now());
-  REQUIRE(v != nullptr);
-  std::string buf;
-  hotkv::RecordEncoder enc(buf);
-  std::string scratch;
-  enc.open();
-  size_t cuts = 0;
-  hotkv::encode_value(enc, key, *v, scratch, [&] {
-    ++cuts;
-    enc.close(0, 1);
-    enc.open();
-  });
-  enc.close(0, 1);
-  if (checkpoints != nullptr) {
-    *checkpoints = cuts;
-  }
-  return buf;
 }
 
 // A stream with every kind of state: deleted entries, XSETID counters, two groups with
@@ -121,12 +101,7 @@ TEST_CASE("encode_stream calls checkpoint between effects of a large stream", "[
 
 TEST_CASE("the effects stream commands log replay to the same state", "[streams]") {
   TestServer a;
-  char path[] = "/tmp/hotkv_stream_effects_XXXXXX";
-  int fd = ::mkstemp(path);
-  REQUIRE(fd >= 0);
-  ::unlink(path);
-  int reader = ::dup(fd);
-  a.engine().shard(0).log().attach(fd, 0, hotkv::FsyncPolicy::kNo);
+  hotkv::test::LogFile logfile(a);
 
   build_rich_stream(a);
   REQUIRE(a.run({"XADD", "s", "MAXLEN", "30", "*", "f", "v"}) != "");
@@ -143,11 +118,7 @@ TEST_CASE("the effects stream commands log replay to the same state", "[streams]
   REQUIRE(a.run({"XGROUP", "CREATE", "m", "g", "$", "MKSTREAM"}) == kOk);
   REQUIRE(a.run({"XADD", "e", "1-0", "f", "v"}) == bulk("1-0"));
   REQUIRE(a.run({"XADD", "e", "MAXLEN", "0", "2-0", "f", "v"}) == bulk("2-0"));
-  REQUIRE(a.engine().shard(0).log().flush());
-
-  std::string log(static_cast<size_t>(::lseek(reader, 0, SEEK_END)), '\0');
-  REQUIRE(::pread(reader, log.data(), log.size(), 0) == static_cast<ssize_t>(log.size()));
-  ::close(reader);
+  std::string log = logfile.contents();
   TestServer b;
   b.advance(a.now() - b.now());
   replay(log, b);
