@@ -83,4 +83,27 @@ std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoint
   return buf;
 }
 
+bool apply_op(TestServer& s, uint16_t code, std::vector<std::string> args, std::string key) {
+  Effect e;
+  e.kind = EffectKind::kOp;
+  e.key = std::move(key);
+  e.op = code;
+  e.args = std::move(args);
+  std::string err;
+  bool ok = apply_op_effect(s.engine().shard(0).keyspace(), e, s.now(), err);
+  CHECK(ok == err.empty());
+  return ok;
+}
+
+size_t count_records(const std::string& log, size_t max_effects) {
+  RecordDecoder dec(log);
+  Record r;
+  size_t records = 0;
+  while (dec.next(r) == DecodeStatus::kOk) {
+    ++records;
+    CHECK(r.effects.size() <= max_effects);
+  }
+  return records;
+}
+
 }  // namespace hotkv::test

@@ -2,7 +2,9 @@
 // one key as the rewrite would, and replay a log into a TestServer as start-up would.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "support/test_server.hpp"
 
@@ -31,5 +33,12 @@ class LogFile {
 // The records BGREWRITEAOF would write for `key` (on shard 0 of `s`): its value rebuilt from
 // nothing, cut into records at every checkpoint; `checkpoints` (optional) counts the cuts.
 std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoints = nullptr);
+
+// Applies one op effect to shard 0 of `s` as replay would; CHECKs that a failure comes with an
+// error text and success without one. Returns whether it applied.
+bool apply_op(TestServer& s, uint16_t code, std::vector<std::string> args, std::string key);
+
+// Records in `log`; CHECKs that none holds more than `max_effects` effects.
+size_t count_records(const std::string& log, size_t max_effects);
 
 }  // namespace hotkv::test

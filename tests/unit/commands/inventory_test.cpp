@@ -813,17 +813,8 @@ TEST_CASE("Holds whose deadline passed while the server was down expire after lo
 
 TEST_CASE("apply_inventory_op rejects malformed effects and skips missing keys", "[inventory]") {
   TestServer s;
-  hotkv::Keyspace& ks = s.engine().shard(0).keyspace();
   auto op = [&](OpCode code, std::vector<std::string> args, std::string key = "item") {
-    Effect e;
-    e.kind = EffectKind::kOp;
-    e.key = std::move(key);
-    e.op = static_cast<uint16_t>(code);
-    e.args = std::move(args);
-    std::string err;
-    bool ok = hotkv::apply_op_effect(ks, e, s.now(), err);
-    CHECK(ok == err.empty());
-    return ok;
+    return hotkv::test::apply_op(s, static_cast<uint16_t>(code), std::move(args), std::move(key));
   };
   std::string t = std::to_string(s.now());
   // Effects on a missing key change nothing.

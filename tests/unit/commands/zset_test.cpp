@@ -455,17 +455,8 @@ TEST_CASE("encode_value rebuilds a sorted set in bounded records", "[zset]") {
 TEST_CASE("apply_zset_op rejects malformed effects and skips other types", "[zset]") {
   TestServer s;
   REQUIRE(s.run({"SET", "str", "x"}) == kOk);
-  hotkv::Keyspace& ks = s.engine().shard(0).keyspace();
   auto op = [&](hotkv::OpCode code, std::vector<std::string> args, std::string key) {
-    hotkv::Effect e;
-    e.kind = hotkv::EffectKind::kOp;
-    e.key = std::move(key);
-    e.op = static_cast<uint16_t>(code);
-    e.args = std::move(args);
-    std::string err;
-    bool ok = hotkv::apply_op_effect(ks, e, s.now(), err);
-    CHECK(ok == err.empty());
-    return ok;
+    return hotkv::test::apply_op(s, static_cast<uint16_t>(code), std::move(args), std::move(key));
   };
   CHECK_FALSE(op(hotkv::OpCode::kZSetAdd, {"1"}, "z"));
   CHECK_FALSE(op(hotkv::OpCode::kZSetAdd, {"nan", "a"}, "z"));

@@ -129,17 +129,8 @@ TEST_CASE("encode_hash then replay rebuilds the hash, encoding included, in batc
 
 TEST_CASE("apply_hash_op rejects malformed effects and skips other types", "[hashes]") {
   TestServer s;
-  hotkv::Keyspace& ks = s.engine().shard(0).keyspace();
   auto op = [&](uint16_t code, std::vector<std::string> args, std::string key = "h") {
-    Effect e;
-    e.kind = EffectKind::kOp;
-    e.key = std::move(key);
-    e.op = code;
-    e.args = std::move(args);
-    std::string err;
-    bool ok = hotkv::apply_op_effect(ks, e, s.now(), err);
-    CHECK(ok == err.empty());
-    return ok;
+    return hotkv::test::apply_op(s, static_cast<uint16_t>(code), std::move(args), std::move(key));
   };
   auto code = [](OpCode c) { return static_cast<uint16_t>(c); };
   CHECK_FALSE(op(code(OpCode::kHashSet), {}));

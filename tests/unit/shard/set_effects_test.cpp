@@ -75,14 +75,7 @@ TEST_CASE("encode_set cuts a large set into bounded records", "[sets]") {
   size_t checkpoints = 0;
   std::string log = encode_key(a, "big", &checkpoints);
   CHECK(checkpoints >= 2);
-  hotkv::RecordDecoder dec(log);
-  hotkv::Record r;
-  size_t records = 0;
-  while (dec.next(r) == hotkv::DecodeStatus::kOk) {
-    ++records;
-    CHECK(r.effects.size() <= 65);
-  }
-  CHECK(records == checkpoints + 1);
+  CHECK(hotkv::test::count_records(log, 65) == checkpoints + 1);
   TestServer b;
   b.advance(a.now() - b.now());
   replay(log, b);
@@ -134,17 +127,8 @@ TEST_CASE("the effects set commands log replay to the same state", "[sets]") {
 
 TEST_CASE("apply_set_op rejects malformed effects and leaves other types alone", "[sets]") {
   TestServer s;
-  hotkv::Keyspace& ks = s.engine().shard(0).keyspace();
   auto op = [&](OpCode code, std::vector<std::string> args, std::string key = "s") {
-    Effect e;
-    e.kind = EffectKind::kOp;
-    e.key = std::move(key);
-    e.op = static_cast<uint16_t>(code);
-    e.args = std::move(args);
-    std::string err;
-    bool ok = hotkv::apply_op_effect(ks, e, s.now(), err);
-    CHECK(ok == err.empty());
-    return ok;
+    return hotkv::test::apply_op(s, static_cast<uint16_t>(code), std::move(args), std::move(key));
   };
   CHECK(op(OpCode::kSetRem, {"1"}));  // a missing key: nothing happens
   CHECK(s.run({"EXISTS", "s"}) == integer(0));

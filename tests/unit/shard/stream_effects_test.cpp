@@ -85,14 +85,7 @@ TEST_CASE("encode_stream calls checkpoint between effects of a large stream", "[
   size_t checkpoints = 0;
   std::string log = encode_key(a, "big", &checkpoints);
   CHECK(checkpoints >= 3);
-  hotkv::RecordDecoder dec(log);
-  hotkv::Record r;
-  size_t records = 0;
-  while (dec.next(r) == hotkv::DecodeStatus::kOk) {
-    ++records;
-    CHECK(r.effects.size() <= 256);
-  }
-  CHECK(records == checkpoints + 1);
+  CHECK(hotkv::test::count_records(log, 256) == checkpoints + 1);
   TestServer b;
   b.advance(a.now() - b.now());
   replay(log, b);
@@ -130,17 +123,8 @@ TEST_CASE("the effects stream commands log replay to the same state", "[streams]
 
 TEST_CASE("apply_stream_op rejects malformed effects and skips missing keys", "[streams]") {
   TestServer s;
-  hotkv::Keyspace& ks = s.engine().shard(0).keyspace();
   auto op = [&](OpCode code, std::vector<std::string> args, std::string key = "s") {
-    Effect e;
-    e.kind = EffectKind::kOp;
-    e.key = std::move(key);
-    e.op = static_cast<uint16_t>(code);
-    e.args = std::move(args);
-    std::string err;
-    bool ok = hotkv::apply_op_effect(ks, e, s.now(), err);
-    CHECK(ok == err.empty());
-    return ok;
+    return hotkv::test::apply_op(s, static_cast<uint16_t>(code), std::move(args), std::move(key));
   };
   // Effects on a missing key change nothing.
   CHECK(op(OpCode::kStreamDelete, {"1-0"}));
