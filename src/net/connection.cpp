@@ -110,16 +110,7 @@ asio::awaitable<void> Connection::run() {
   auto sub = std::make_shared<PubSubClient>();
   sub->id = session_.info->id;
   sub->io = &io;
-  sub->deliver = [weak](const PubSubMessage& m) {
-    if (auto c = weak.lock()) {
-      c->deliver_push(m);
-    }
-  };
-  sub->flush = [weak] {
-    if (auto c = weak.lock()) {
-      c->flush_pushes();
-    }
-  };
+  sub->sink = this;  // cleared below, on this thread, before the connection goes away
   session_.pubsub = std::move(sub);
   engine_.clients().add(session_.info);
   set_.add(self);
@@ -154,6 +145,7 @@ asio::awaitable<void> Connection::run() {
     in_.shrink_if_idle();
   }
   unsubscribe_all(engine_, session_);
+  session_.pubsub->sink = nullptr;
   set_.remove(id());
   engine_.clients().remove(id());
   std::error_code ec;

@@ -1,4 +1,4 @@
-// Pub/sub messages on a connection (see deliver_push in connection.hpp). Messages arrive in
+// Pub/sub messages on a connection (see deliver in connection.hpp). Messages arrive in
 // batches on the connection's own thread at any moment: while the coroutine waits for input
 // (the batch is written at once by flush_pushes), while it is busy executing (queued behind
 // the replies it has produced, which it writes itself), or while its own write is in flight
@@ -10,31 +10,26 @@
 
 namespace hotkv {
 
-void Connection::deliver_push(const PubSubMessage& m) {
+void Connection::deliver(const PubSubMessage& m) {
   if (closing_) {
     return;
   }
-  std::string& target = coro_sending_ ? deferred_ : out_;
-  ReplyWriter w(target, session_.resp);
-  if (m.pattern.empty()) {
-    w.push(3);
-    w.bulk("message");
-  } else {
-    w.push(4);
-    w.bulk("pmessage");
-    w.bulk(m.pattern);
+  (coro_sending_ ? deferred_ : out_) += m.wire(session_.resp);
+}
+
+void Connection::flush() {
+  if (closing_) {
+    return;
   }
-  w.bulk(m.channel);
-  w.bulk(m.payload);
+  // The limit is checked once per batch: a batch is bounded by what arrived in one turn of
+  // the publishers' loops, and the check is not free per message.
   if (!within_pubsub_limits()) {
     protocol_log().warn("closing client {}: over client-output-buffer-limit pubsub",
                         session_.info->addr);
     close();
+    return;
   }
-}
-
-void Connection::flush_pushes() {
-  if (!closing_ && reading_ && !push_sending_ && !coro_sending_ && !out_.empty()) {
+  if (reading_ && !push_sending_ && !coro_sending_ && !out_.empty()) {
     start_push_write();
   }
 }

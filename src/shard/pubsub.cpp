@@ -3,46 +3,93 @@
 
 #include <algorithm>
 #include <mutex>
+#include <type_traits>
 
 #include <asio/post.hpp>
 
+#include "hotkv/resp/writer.hpp"
 #include "hotkv/util/assert.hpp"
 #include "hotkv/util/glob.hpp"
 
 namespace hotkv {
 namespace {
 
-template <class Map>
-bool add_to(Map& map, std::string_view name, const std::shared_ptr<PubSubClient>& c) {
-  auto it = map.find(name);
-  if (it == map.end()) {
-    it = map.emplace(std::string(name), typename Map::mapped_type{}).first;
-  }
-  for (const auto& existing : it->second) {
-    if (existing->id == c->id) {
-      return false;
+template <class Receivers>
+void index_threads(Receivers& r) {
+  r.threads.clear();
+  for (const auto& c : r.clients) {
+    if (std::find(r.threads.begin(), r.threads.end(), c->io) == r.threads.end()) {
+      r.threads.push_back(c->io);
     }
   }
-  it->second.push_back(c);
+}
+
+template <class Map>
+bool add_to(Map& map, std::string_view name, const std::shared_ptr<PubSubClient>& c) {
+  using Receivers = typename Map::mapped_type::element_type;
+  auto it = map.find(name);
+  auto next = std::make_shared<std::remove_const_t<Receivers>>();
+  if (it != map.end()) {
+    for (const auto& existing : it->second->clients) {
+      if (existing->id == c->id) {
+        return false;
+      }
+    }
+    next->clients.reserve(it->second->clients.size() + 1);
+    next->clients = it->second->clients;
+  }
+  next->clients.push_back(c);
+  index_threads(*next);
+  map.insert_or_assign(std::string(name), std::move(next));
   return true;
 }
 
 template <class Map>
 bool remove_from(Map& map, std::string_view name, uint64_t id) {
+  using Receivers = typename Map::mapped_type::element_type;
   auto it = map.find(name);
   if (it == map.end()) {
     return false;
   }
-  auto& list = it->second;
+  const auto& list = it->second->clients;
   auto pos = std::find_if(list.begin(), list.end(), [id](const auto& c) { return c->id == id; });
   if (pos == list.end()) {
     return false;
   }
-  list.erase(pos);
-  if (list.empty()) {
+  if (list.size() == 1) {
     map.erase(it);
+    return true;
   }
+  auto next = std::make_shared<std::remove_const_t<Receivers>>();
+  next->clients.reserve(list.size() - 1);
+  next->clients.insert(next->clients.end(), list.begin(), pos);
+  next->clients.insert(next->clients.end(), pos + 1, list.end());
+  index_threads(*next);
+  it->second = std::move(next);
   return true;
+}
+
+std::shared_ptr<const PubSubMessage> make_message(std::string_view pattern,
+                                                  std::string_view channel,
+                                                  std::string_view payload) {
+  auto m = std::make_shared<PubSubMessage>();
+  m->pattern.assign(pattern);
+  m->channel.assign(channel);
+  m->payload.assign(payload);
+  for (int proto : {2, 3}) {
+    ReplyWriter w(proto == 2 ? m->resp2 : m->resp3, proto);
+    if (pattern.empty()) {
+      w.push(3);
+      w.bulk("message");
+    } else {
+      w.push(4);
+      w.bulk("pmessage");
+      w.bulk(pattern);
+    }
+    w.bulk(channel);
+    w.bulk(payload);
+  }
+  return m;
 }
 
 }  // namespace
@@ -91,23 +138,34 @@ PubSubHub::Outbox& PubSubHub::outbox_for(asio::io_context* io) {
 }
 
 void PubSubHub::drain(Outbox& box) {
-  std::vector<Delivery> items;
+  std::vector<Delivery>& items = box.spare;  // only this thread drains this outbox
   {
     std::lock_guard lock(box.mu);
     items.swap(box.items);
     box.drain_posted = false;
   }
+  // One flush per client per batch: its messages leave in as few writes as possible.
+  std::vector<PubSubClient*> to_flush;
   for (const Delivery& d : items) {
-    d.client->deliver(*d.message);
-  }
-  // One flush per client per run of its messages: they leave in as few writes as possible.
-  const PubSubClient* last = nullptr;
-  for (const Delivery& d : items) {
-    if (d.client.get() != last && d.client->flush) {
-      last = d.client.get();
-      d.client->flush();
+    for (const auto& c : d.receivers->clients) {
+      if (c->io != box.io || c->sink == nullptr) {
+        continue;  // another thread's subscriber, or one that has gone away
+      }
+      c->sink->deliver(*d.message);
+      if (!c->flush_pending) {
+        c->flush_pending = true;
+        to_flush.push_back(c.get());
+      }
     }
   }
+  for (PubSubClient* c : to_flush) {
+    c->flush_pending = false;
+    if (c->sink != nullptr) {
+      c->sink->flush();
+    }
+  }
+  // The batch's references go now, on this thread; the capacity stays for the next one.
+  items.clear();
 }
 
 size_t PubSubHub::publish(std::string_view channel, std::string_view payload) {
@@ -115,44 +173,28 @@ size_t PubSubHub::publish(std::string_view channel, std::string_view payload) {
     return 0;
   }
   size_t receivers = 0;
-  // Each distinct pattern (and the plain channel) gets one message shared by its deliveries.
-  std::vector<std::shared_ptr<const PubSubMessage>> messages;
-  auto message_for = [&](std::string_view pattern) {
-    for (const auto& m : messages) {
-      if (m->pattern == pattern) {
-        return m;
+  auto enqueue = [&](const std::shared_ptr<const Receivers>& r, std::string_view pattern) {
+    receivers += r->clients.size();
+    auto message = make_message(pattern, channel, payload);
+    for (asio::io_context* io : r->threads) {
+      Outbox& box = outbox_for(io);
+      std::lock_guard box_lock(box.mu);
+      box.items.push_back(Delivery{message, r});
+      if (!box.drain_posted) {
+        box.drain_posted = true;
+        Outbox* b = &box;
+        asio::post(*io, [b] { drain(*b); });
       }
-    }
-    auto m = std::make_shared<PubSubMessage>();
-    m->pattern.assign(pattern);
-    m->channel.assign(channel);
-    m->payload.assign(payload);
-    messages.push_back(m);
-    return messages.back();
-  };
-  auto enqueue = [&](const std::shared_ptr<PubSubClient>& c, std::string_view pattern) {
-    ++receivers;
-    Outbox& box = outbox_for(c->io);
-    std::lock_guard box_lock(box.mu);
-    box.items.push_back(Delivery{c, message_for(pattern)});
-    if (!box.drain_posted) {
-      box.drain_posted = true;
-      Outbox* b = &box;
-      asio::post(*c->io, [b] { drain(*b); });
     }
   };
   std::shared_lock lock(mu_);
   auto it = channels_.find(channel);
   if (it != channels_.end()) {
-    for (const auto& c : it->second) {
-      enqueue(c, {});
-    }
+    enqueue(it->second, {});
   }
-  for (const auto& [pattern, list] : patterns_) {
+  for (const auto& [pattern, r] : patterns_) {
     if (glob_match(pattern, channel, false)) {
-      for (const auto& c : list) {
-        enqueue(c, pattern);
-      }
+      enqueue(r, pattern);
     }
   }
   return receivers;
@@ -172,7 +214,7 @@ std::vector<std::string> PubSubHub::channels(std::string_view pattern) const {
 size_t PubSubHub::numsub(std::string_view channel) const {
   std::shared_lock lock(mu_);
   auto it = channels_.find(channel);
-  return it == channels_.end() ? 0 : it->second.size();
+  return it == channels_.end() ? 0 : it->second->clients.size();
 }
 
 size_t PubSubHub::numpat() const {

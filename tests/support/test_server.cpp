@@ -23,7 +23,7 @@ TestServer::TestServer(size_t shards, int64_t start_ms) : now_ms_(start_ms) {
   auto sub = std::make_shared<PubSubClient>();
   sub->id = session_.info->id;
   sub->io = contexts_[0].get();
-  sub->deliver = [this](const PubSubMessage& m) { pushes_.push_back(m); };
+  sub->sink = this;
   session_.pubsub = std::move(sub);
 }
 

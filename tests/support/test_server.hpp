@@ -13,11 +13,12 @@
 
 #include "hotkv/commands/client_session.hpp"
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/pubsub.hpp"
 #include "hotkv/util/config.hpp"
 
 namespace hotkv::test {
 
-class TestServer {
+class TestServer : private PubSubSink {
  public:
   explicit TestServer(size_t shards = 1, int64_t start_ms = 1'700'000'000'000);
 
@@ -45,6 +46,7 @@ class TestServer {
   std::unique_ptr<Engine> engine_;
   ClientSession session_;
   std::vector<PubSubMessage> pushes_;
+  void deliver(const PubSubMessage& m) override { pushes_.push_back(m); }
 };
 
 // RESP helpers for assertions.

@@ -20,6 +20,7 @@
 #include "hotkv/resp/parser.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/shard/pubsub.hpp"
 #include "hotkv/util/log.hpp"
 
 namespace hotkv {
@@ -27,7 +28,7 @@ namespace hotkv {
 struct CommandSpec;
 class ConnectionSet;
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>, private PubSubSink {
  public:
   Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shard, ConnectionSet& set);
   ~Connection();
@@ -76,8 +77,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Pub/sub messages arriving on this thread (connection_pubsub.cpp): queued behind the
   // replies already produced and written at once if the connection is idle, without
   // disturbing a write the coroutine has in flight.
-  void deliver_push(const PubSubMessage& m);
-  void flush_pushes();
+  void deliver(const PubSubMessage& m) override;
+  void flush() override;
   void start_push_write();
   // client-output-buffer-limit pubsub: false (and the connection closes) when over it.
   bool within_pubsub_limits();

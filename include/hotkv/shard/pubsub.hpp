@@ -11,7 +11,6 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -24,20 +23,37 @@
 
 namespace hotkv {
 
-// A message on its way to one subscriber: "message" (pattern empty) or "pmessage".
+// A message on its way to its subscribers: "message" (pattern empty) or "pmessage". One
+// message is shared by every subscriber it reaches through the same channel or pattern, with
+// its wire form encoded once per protocol at publish time rather than once per subscriber.
 struct PubSubMessage {
   std::string pattern;  // the matching pattern for pmessage, else empty
   std::string channel;
   std::string payload;
+  std::string resp2;  // the array a RESP2 subscriber receives
+  std::string resp3;  // the push frame a RESP3 subscriber receives
+  const std::string& wire(int proto) const { return proto >= 3 ? resp3 : resp2; }
 };
 
-// One subscribed connection as the hub sees it. Both functions run on the connection's
-// thread: `deliver` for each message of a drained batch, then `flush` once per batch.
+// Where a subscriber's messages go. Called on the subscriber's own thread only: `deliver` for
+// each message of a drained batch, then `flush` once per batch.
+class PubSubSink {
+ public:
+  virtual void deliver(const PubSubMessage& m) = 0;
+  virtual void flush() {}
+
+ protected:
+  ~PubSubSink() = default;
+};
+
+// One subscribed connection as the hub sees it. `sink` and `flush_pending` belong to the
+// client's thread: the owner clears `sink` there when it goes away, so a batch drained later
+// skips it without any reference counting per message.
 struct PubSubClient {
   uint64_t id = 0;
   asio::io_context* io = nullptr;
-  std::function<void(const PubSubMessage&)> deliver;
-  std::function<void()> flush;
+  PubSubSink* sink = nullptr;
+  bool flush_pending = false;
 };
 
 class PubSubHub {
@@ -79,7 +95,14 @@ class PubSubHub {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   using ClientList = std::vector<std::shared_ptr<PubSubClient>>;
-  using ClientMap = std::unordered_map<std::string, ClientList, Hash, std::equal_to<>>;
+  // The subscribers of one channel or pattern, copied on every change and never modified, so a
+  // publish hands one reference to each receiving thread instead of one per subscriber.
+  struct Receivers {
+    ClientList clients;
+    std::vector<asio::io_context*> threads;  // the distinct client->io values of `clients`
+  };
+  using ClientMap =
+      std::unordered_map<std::string, std::shared_ptr<const Receivers>, Hash, std::equal_to<>>;
   bool add(ClientMap& map, std::string_view name, const std::shared_ptr<PubSubClient>& c);
   bool remove(ClientMap& map, std::string_view name, uint64_t client_id);
   mutable std::shared_mutex mu_;
@@ -88,15 +111,17 @@ class PubSubHub {
   std::atomic<int64_t> subscriptions_{0};
   std::atomic<int64_t> clients_{0};
 
-  // Deliveries waiting for their thread.
+  // Deliveries waiting for their thread: a message and the receivers it was published to; the
+  // drain picks the receivers that live on its thread.
   struct Delivery {
-    std::shared_ptr<PubSubClient> client;
     std::shared_ptr<const PubSubMessage> message;
+    std::shared_ptr<const Receivers> receivers;
   };
   struct Outbox {
     asio::io_context* io = nullptr;
     std::mutex mu;
     std::vector<Delivery> items;
+    std::vector<Delivery> spare;  // the drain's buffer, kept to reuse its capacity
     bool drain_posted = false;
   };
   Outbox& outbox_for(asio::io_context* io);

@@ -15,9 +15,16 @@ using hotkv::PubSubMessage;
 
 namespace {
 
-struct Recorder {
+struct Recorder : hotkv::PubSubSink {
   std::shared_ptr<PubSubClient> client;
   std::vector<std::string> seen;  // "pattern|channel|payload"
+  std::vector<std::string> wire;  // the RESP2 bytes of each message
+  size_t flushes = 0;
+  void deliver(const PubSubMessage& m) override {
+    seen.push_back(m.pattern + "|" + m.channel + "|" + m.payload);
+    wire.push_back(m.wire(2));
+  }
+  void flush() override { ++flushes; }
 };
 
 std::unique_ptr<Recorder> make_recorder(uint64_t id, asio::io_context& io) {
@@ -25,10 +32,7 @@ std::unique_ptr<Recorder> make_recorder(uint64_t id, asio::io_context& io) {
   r->client = std::make_shared<PubSubClient>();
   r->client->id = id;
   r->client->io = &io;
-  Recorder* raw = r.get();
-  r->client->deliver = [raw](const PubSubMessage& m) {
-    raw->seen.push_back(m.pattern + "|" + m.channel + "|" + m.payload);
-  };
+  r->client->sink = r.get();
   return r;
 }
 
@@ -115,4 +119,60 @@ TEST_CASE("Unsubscribing stops delivery and PUBSUB counts follow", "[pubsub]") {
   hub.unsubscribe("sport", 1);
   REQUIRE(hub.idle());
   REQUIRE(hub.channels("").empty());
+}
+
+TEST_CASE("A message carries its wire form for RESP2 and RESP3", "[pubsub]") {
+  asio::io_context io;
+  PubSubHub hub;
+  auto a = make_recorder(1, io);
+  auto b = make_recorder(2, io);
+  hub.subscribe("orders", a->client);
+  hub.psubscribe("ord*", b->client);
+  hub.publish("orders", "o-1");
+  io.run();
+  REQUIRE(a->wire == std::vector<std::string>{"*3\r\n$7\r\nmessage\r\n$6\r\norders\r\n$3\r\no-1\r\n"});
+  REQUIRE(b->wire == std::vector<std::string>{
+                         "*4\r\n$8\r\npmessage\r\n$4\r\nord*\r\n$6\r\norders\r\n$3\r\no-1\r\n"});
+}
+
+TEST_CASE("A batch of messages is flushed once per subscriber", "[pubsub]") {
+  asio::io_context io;
+  PubSubHub hub;
+  auto a = make_recorder(1, io);
+  auto b = make_recorder(2, io);
+  hub.subscribe("c", a->client);
+  hub.subscribe("c", b->client);
+  hub.psubscribe("*", a->client);
+  for (int i = 0; i < 50; ++i) {
+    hub.publish("c", std::to_string(i));
+  }
+  io.run();
+  REQUIRE(a->seen.size() == 100);  // channel and pattern
+  REQUIRE(b->seen.size() == 50);
+  REQUIRE(a->flushes == 1);
+  REQUIRE(b->flushes == 1);
+  // Channel and pattern copies of one publish stay in publish order.
+  REQUIRE(a->seen[0] == "|c|0");
+  REQUIRE(a->seen[1] == "*|c|0");
+  REQUIRE(a->seen[98] == "|c|49");
+  REQUIRE(a->seen[99] == "*|c|49");
+}
+
+TEST_CASE("Deliveries queued before a subscriber goes away skip it", "[pubsub]") {
+  asio::io_context io;
+  PubSubHub hub;
+  auto a = make_recorder(1, io);
+  auto b = make_recorder(2, io);
+  hub.subscribe("c", a->client);
+  hub.subscribe("c", b->client);
+  REQUIRE(hub.publish("c", "before") == 2);
+  // b leaves before its thread drains: it unsubscribes and clears its sink, as a closing
+  // connection does; the message already queued still reaches a.
+  REQUIRE(hub.unsubscribe("c", 2));
+  b->client->sink = nullptr;
+  io.run();
+  REQUIRE(a->seen == std::vector<std::string>{"|c|before"});
+  REQUIRE(b->seen.empty());
+  REQUIRE(b->flushes == 0);
+  REQUIRE(hub.numsub("c") == 1);
 }
