@@ -29,9 +29,12 @@ void ShardLog::attach(int fd, uint64_t size, FsyncPolicy policy) {
       advance_synced(target);
     }
   }
-  fd_.store(fd);
-  if (old >= 0) {
-    ::close(old);
+  {
+    std::lock_guard lock(fd_mu_);
+    fd_.store(fd);
+    if (old >= 0) {
+      ::close(old);
+    }
   }
   policy_.store(policy);
   file_written_ = size;
@@ -97,6 +100,7 @@ void ShardLog::advance_synced(uint64_t target) {
 }
 
 bool ShardLog::sync() {
+  std::lock_guard lock(fd_mu_);
   int fd = fd_.load();
   if (fd < 0) {
     return true;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "hotkv/persist/record.hpp"
@@ -36,6 +37,8 @@ class ShardLog {
     return encoder_;
   }
   bool record_open() const { return encoder_.is_open(); }
+  // True if closed records wait in memory for write_pending (owner thread).
+  bool has_unwritten() const { return !pending_.empty(); }
   // Closes the current record (or drops it if it is empty).
   void end_record(uint64_t txn_id, uint32_t parts);
 
@@ -70,6 +73,9 @@ class ShardLog {
   std::string pending_;
   RecordEncoder encoder_;
   std::atomic<int> fd_{-1};
+  // Held by sync() around its fdatasync and by attach() around closing the old file, so a
+  // sync on another thread never reaches a closed (or reused) descriptor.
+  std::mutex fd_mu_;
   std::atomic<FsyncPolicy> policy_{FsyncPolicy::kEverysec};
   uint64_t file_written_ = 0;  // size of the current file
   std::atomic<uint64_t> lsn_{0};
