@@ -1,0 +1,104 @@
+// Unit tests for the group commit behind Shard::log_barrier with appendfsync always: callers
+// of one event-loop turn share one fsync, callers that arrive while it runs form the next
+// group (or join the running one when nothing new was logged), and nobody is released before
+// an fsync covering what was logged before it has finished.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/io_context.hpp>
+#include <catch2/catch.hpp>
+
+#include "hotkv/shard/shard.hpp"
+
+using hotkv::FsyncPolicy;
+using hotkv::Shard;
+
+namespace {
+
+struct LogFixture {
+  std::string path;
+  asio::io_context io;
+  Shard shard{0, io, 1, 1'700'000'000'000};
+  LogFixture() {
+    char tmpl[] = "/tmp/hotkv-group-commit-XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    REQUIRE(fd >= 0);
+    path = tmpl;
+    shard.log().attach(fd, 0, FsyncPolicy::kAlways);
+  }
+  ~LogFixture() { ::unlink(path.c_str()); }
+  void append(const std::string& key) {
+    shard.log().record().add_put_string(key, "v", 0);
+    shard.log().end_record(0, 1);
+  }
+  // A connection's reply path: wait for the barrier, then check that what was logged before
+  // it is written, and with always synced.
+  void waiter(std::vector<uint64_t>& synced_at_release) {
+    asio::co_spawn(
+        io,
+        [this, &synced_at_release]() -> asio::awaitable<void> {
+          uint64_t logged = shard.log().lsn() + (shard.log().has_unwritten() ? 1 : 0);
+          co_await shard.log_barrier();
+          REQUIRE(shard.log().lsn() >= logged);
+          if (shard.log().policy() == FsyncPolicy::kAlways) {
+            REQUIRE(shard.log().synced_lsn() >= logged);
+          }
+          synced_at_release.push_back(shard.log().synced_lsn());
+        },
+        asio::detached);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Callers of one turn share one fsync under appendfsync always", "[group_commit]") {
+  LogFixture f;
+  std::vector<uint64_t> released;
+  for (int i = 0; i < 5; ++i) {
+    f.append("k" + std::to_string(i));
+    f.waiter(released);
+  }
+  f.io.run();
+  REQUIRE(released.size() == 5);
+  REQUIRE(f.shard.log().fsyncs() == 1);
+  REQUIRE(f.shard.log().synced_lsn() == f.shard.log().lsn());
+  REQUIRE(f.shard.log().lsn() > 0);
+}
+
+TEST_CASE("Writes logged during an fsync form the next group", "[group_commit]") {
+  LogFixture f;
+  std::vector<uint64_t> released;
+  f.append("a");
+  f.waiter(released);
+  // Runs once the first group's fsync is under way: a new record and its waiter, plus a
+  // reader that logged nothing.
+  asio::post(f.io, [&] {
+    asio::post(f.io, [&] {
+      f.append("b");
+      f.waiter(released);
+      f.waiter(released);
+    });
+  });
+  f.io.run();
+  REQUIRE(released.size() == 3);
+  REQUIRE(f.shard.log().fsyncs() == 2);
+  REQUIRE(f.shard.log().synced_lsn() == f.shard.log().lsn());
+}
+
+TEST_CASE("Without appendfsync always the barrier writes without syncing", "[group_commit]") {
+  LogFixture f;
+  f.shard.log().set_policy(FsyncPolicy::kEverysec);
+  std::vector<uint64_t> released;
+  f.append("a");
+  f.waiter(released);
+  f.io.run();
+  REQUIRE(released.size() == 1);
+  REQUIRE(f.shard.log().fsyncs() == 0);
+  REQUIRE_FALSE(f.shard.log().has_unwritten());
+}
