@@ -51,6 +51,7 @@ Server::Server(Config& config) : config_(config) {
 }
 
 Server::~Server() {
+  config_.set_appendonly_hook(nullptr);
   if (busy_responder_) {
     busy_responder_->stop();
   }
@@ -173,6 +174,18 @@ asio::awaitable<void> Server::auto_rewrite() {
   auto_rewrite_running_ = false;
 }
 
+asio::awaitable<void> Server::switch_appendonly(bool on) {
+  Persistence* p = persistence_.get();
+  auto task = [p, on] {
+    std::string err = on ? p->enable_parked() : p->disable_parked();
+    if (!err.empty()) {
+      spdlog::warn("CONFIG SET appendonly {}: {}", on ? "yes" : "no", err);
+    }
+    return 0;
+  };
+  co_await engine_->run_atomic(0, engine_->all_shards(), std::move(task));
+}
+
 void Server::start_cron(size_t i) {
   Worker& w = *workers_[i];
   w.cron = std::make_unique<asio::steady_timer>(w.io);
@@ -227,6 +240,15 @@ int Server::run() {
     }
   });
   asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
+  // From here on CONFIG SET appendonly switches the log at runtime (the start-up value, from
+  // flags or the config file, was read above).
+  config_.set_appendonly_hook([this](bool on) -> std::string {
+    if (engine_->loading()) {
+      return "the data set is still loading";
+    }
+    asio::co_spawn(workers_[0]->io, switch_appendonly(on), asio::detached);
+    return "";
+  });
   busy_responder_ = std::make_unique<BusyResponder>(*engine_, acceptor_->native_handle());
   for (size_t i = 0; i < workers_.size(); ++i) {
     start_cron(i);

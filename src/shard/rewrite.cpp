@@ -87,6 +87,10 @@ std::string Persistence::start_rewrite() {
   if (rewrite_in_progress()) {
     return "ERR Background append only file rewriting already in progress";
   }
+  return start_rewrite_parked();
+}
+
+std::string Persistence::start_rewrite_parked() {
   std::lock_guard<std::mutex> lock(rewrite_mutex_);
   int64_t parked_since = mono_us();
   size_t n = engine_.shard_count();
@@ -113,7 +117,9 @@ std::string Persistence::start_rewrite() {
   }
   Manifest during = manifest_;
   during.segments.push_back(incr);
-  std::string err = write_manifest_atomic(manifest_path(), during);
+  // Without a base (appendonly just turned on) the chain on disk does not hold the data set:
+  // the manifest changes only when the base is complete.
+  std::string err = awaiting_base_.load() ? "" : write_manifest_atomic(manifest_path(), during);
   if (!err.empty()) {
     for (int f : fds) {
       ::close(f);
@@ -171,8 +177,7 @@ void Persistence::poll_rewrite() {
   if (ok) {
     // The manifest may have gained nothing else meanwhile: only a rewrite changes it, and one
     // runs at a time. Swap the old segments for the base.
-    Manifest next;
-    next.segments = {base, manifest_.segments.back()};
+    Manifest next = pending_manifest_;
     err = write_manifest_atomic(manifest_path(), next);
     if (err.empty()) {
       std::set<std::string> keep;
@@ -187,6 +192,7 @@ void Persistence::poll_rewrite() {
         }
       }
       manifest_ = next;
+      awaiting_base_.store(false);
       uint64_t base_bytes = 0;
       for (const auto& f : base.files) {
         struct stat st {};
@@ -217,6 +223,9 @@ bool Persistence::auto_rewrite_due() const {
   if (!enabled_ || rewrite_in_progress()) {
     return false;
   }
+  if (awaiting_base_.load()) {
+    return true;  // the first base after CONFIG SET appendonly yes failed: try again
+  }
   Config& cfg = engine_.config();
   int64_t pct = cfg.auto_aof_rewrite_percentage.load();
   int64_t min_size = cfg.auto_aof_rewrite_min_size.load();
@@ -229,6 +238,80 @@ bool Persistence::auto_rewrite_due() const {
   }
   uint64_t base = std::max<uint64_t>(size_at_last_rewrite_.load(), 1);
   return (size - std::min(size, base)) * 100 / base >= static_cast<uint64_t>(pct);
+}
+
+void Persistence::abandon_rewrite() {
+  int pid = child_pid_.exchange(0);
+  if (pid <= 0) {
+    return;
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  std::lock_guard<std::mutex> lock(rewrite_mutex_);
+  if (!pending_manifest_.segments.empty()) {
+    for (const auto& f : pending_manifest_.segments[0].files) {
+      ::unlink((dir_path_ + "/" + f).c_str());
+    }
+  }
+}
+
+std::string Persistence::enable_parked() {
+  if (enabled_.load()) {
+    return "";
+  }
+  Config& cfg = engine_.config();
+  dir_path_ = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
+  prefix_ = cfg.get_string("appendfilename");
+  std::error_code ec;
+  std::filesystem::create_directories(dir_path_, ec);
+  if (ec) {
+    return "ERR cannot create the append-only directory " + dir_path_ + ": " + ec.message();
+  }
+  // What the directory holds now is only read for its sequence numbers (new files never
+  // reuse a name) and replaced, with its files, once the base is written.
+  Manifest on_disk;
+  std::string error;
+  if (!read_manifest(manifest_path(), on_disk, error) && !error.empty()) {
+    return "ERR bad manifest " + manifest_path() + ": " + error;
+  }
+  manifest_ = on_disk;
+  FsyncPolicy policy = FsyncPolicy::kEverysec;
+  parse_policy(cfg.get_string("appendfsync"), policy);
+  for (size_t s = 0; s < engine_.shard_count(); ++s) {
+    engine_.shard(s).log().set_policy(policy);
+  }
+  awaiting_base_.store(true);
+  enabled_.store(true);
+  std::string err = start_rewrite_parked();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = false;
+    if (!fsync_thread_.joinable()) {
+      fsync_thread_ = std::thread([this] { fsync_loop(); });
+    }
+  }
+  if (!err.empty()) {
+    // Logging could not start (files, fork): leave it off rather than half on.
+    disable_parked();
+    return err;
+  }
+  spdlog::info("Append only file enabled: writing a base of the data set into {}", dir_path_);
+  return "";
+}
+
+std::string Persistence::disable_parked() {
+  if (!enabled_.load()) {
+    return "";
+  }
+  abandon_rewrite();
+  for (size_t s = 0; s < engine_.shard_count(); ++s) {
+    ShardLog& log = engine_.shard(s).log();
+    log.attach(-1, 0, log.policy());  // writes, syncs and closes the current file
+  }
+  enabled_.store(false);
+  awaiting_base_.store(false);
+  spdlog::info("Append only file disabled");
+  return "";
 }
 
 }  // namespace hotkv

@@ -102,7 +102,35 @@ Config::Config() {
   // Compatibility settings that tools such as redis-benchmark read at start-up.
   add_string("save", save_, true);
   add_string("databases", databases_, false);
-  add_enum("appendonly", appendonly_, {"yes", "no"}, false);
+  add("appendonly",
+      Entry{[this] {
+              std::lock_guard<std::mutex> lock(strings_mutex_);
+              return appendonly_;
+            },
+            [this](std::string_view v) -> std::string {
+              std::string l = ascii_lower(v);
+              if (l != "yes" && l != "no") {
+                return "argument(s) must be one of the following: yes, no";
+              }
+              std::function<std::string(bool)> hook;
+              {
+                std::lock_guard<std::mutex> lock(strings_mutex_);
+                if (l == appendonly_) {
+                  return "";
+                }
+                hook = appendonly_hook_;
+              }
+              if (hook) {
+                std::string err = hook(l == "yes");
+                if (!err.empty()) {
+                  return err;
+                }
+              }
+              std::lock_guard<std::mutex> lock(strings_mutex_);
+              appendonly_ = l;
+              return "";
+            },
+            true});
   add_enum("appendfsync", appendfsync_, {"always", "everysec", "no"}, true);
   add_string("dir", dir_, false);
   add_string("appendfilename", appendfilename_, false);
@@ -307,6 +335,11 @@ void Config::set_config_file(std::string path) {
   std::lock_guard<std::mutex> lock(strings_mutex_);
   config_file_ = std::move(path);
 }
+void Config::set_appendonly_hook(std::function<std::string(bool)> hook) {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  appendonly_hook_ = std::move(hook);
+}
+
 void Config::set_loglevel_hook(std::function<void(const std::string&)> hook) {
   std::lock_guard<std::mutex> lock(strings_mutex_);
   loglevel_hook_ = std::move(hook);

@@ -19,6 +19,8 @@ import sys
 import threading
 import time
 
+import redis
+
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -395,6 +397,67 @@ def bgrewriteaof_compacts_while_serving(t, srv):
             assert state(s2.client()) == want
         finally:
             s2.stop()
+
+
+def wait_info(client, done, deadline_s=30):
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        info = client.info("persistence")
+        if done(info):
+            return info
+        time.sleep(0.02)
+    raise AssertionError("persistence state not reached: %r" % client.info("persistence"))
+
+
+@case
+def config_set_appendonly_switches_the_log_at_runtime(t, srv):
+    """CONFIG SET appendonly yes on a server started without the log writes a base of what is
+    in memory and logs from then on: after kill -9 everything is back. CONFIG SET appendonly no
+    closes the log: a write after it is not in the log, everything before it is."""
+    with DataDir() as d:
+        plain = ["--appendonly", "no", "--dir", d.path]
+        s = t.server(extra_args=plain, expect_exit=None).start()
+        c = s.client()
+        pipe = c.pipeline(transaction=False)
+        for i in range(2000):
+            pipe.set("before:%d" % i, i)
+        pipe.execute()
+        c.incrby("counter", 5)
+        assert c.config_set("appendonly", "yes")
+        assert c.config_get("appendonly") == {"appendonly": "yes"}
+        for i in range(100):
+            c.set("after:%d" % i, i)
+        c.incrby("counter", 7)
+        wait_info(c, lambda i: i["aof_enabled"] == 1 and i["aof_rewrites"] >= 1
+                  and i["aof_rewrite_in_progress"] == 0)
+        c.set("after-base", "x")
+        want = state(c)
+        s.stop(sig=signal.SIGKILL)
+
+        s2 = t.server(extra_args=d.args("everysec"), expect_exit=None).start()
+        try:
+            c2 = s2.client()
+            assert state(c2) == want
+            assert c2.get("counter") == "12"
+            assert c2.config_set("appendonly", "no")
+            wait_info(c2, lambda i: i["aof_enabled"] == 0)
+            c2.set("late", "1")  # in memory only
+            c2.config_set("appendonly", "no")  # already off: no change, OK
+        finally:
+            s2.stop(sig=signal.SIGKILL)
+
+        s3 = t.server(extra_args=d.args("everysec")).start()
+        try:
+            c3 = s3.client()
+            assert state(c3) == want
+            assert c3.get("late") is None
+            try:
+                c3.config_set("appendonly", "maybe")
+                raise AssertionError("appendonly maybe accepted")
+            except redis.ResponseError as e:
+                assert "appendonly" in str(e), e
+        finally:
+            s3.stop()
 
 
 @case

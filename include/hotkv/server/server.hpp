@@ -46,6 +46,8 @@ class Server {
   asio::awaitable<void> accept_loop();
   // Starts a log rewrite with every shard parked (auto-aof-rewrite thresholds reached).
   asio::awaitable<void> auto_rewrite();
+  // CONFIG SET appendonly: turns the log on or off with every shard parked.
+  asio::awaitable<void> switch_appendonly(bool on);
   void start_cron(size_t i);
   void on_cron(size_t i);
   void configure_socket(asio::ip::tcp::socket& s);

@@ -46,7 +46,7 @@ class Persistence {
   // shards stopped.
   void close();
 
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return enabled_.load(); }
   const LoadStats& load_stats() const { return load_stats_; }
   uint64_t delayed_fsyncs() const { return delayed_fsync_.load(); }
   std::string directory() const { return dir_path_; }
@@ -71,6 +71,13 @@ class Persistence {
   int64_t rewrite_started_ms() const { return rewrite_started_ms_.load(); }
   int64_t last_save_unix() const { return last_save_unix_.load(); }
   int64_t latest_fork_usec() const { return latest_fork_usec_.load(); }
+  // CONFIG SET appendonly, REQUIRES every shard parked. enable_parked switches every shard to
+  // a fresh incremental file and forks a rewrite that writes a base of the data set as it is
+  // at this instant; the manifest naming both is written only when the base is complete (as
+  // Redis does), so until then a restart loads what the directory held before. disable_parked
+  // writes, syncs and closes every log and abandons a rewrite in progress. "" or an error.
+  std::string enable_parked();
+  std::string disable_parked();
   // Writes and fsyncs every shard's log. REQUIRES every shard parked.
   void sync_all_parked();
 
@@ -78,11 +85,16 @@ class Persistence {
   static bool parse_policy(const std::string& s, FsyncPolicy& out);
 
  private:
+  std::string start_rewrite_parked();
+  void abandon_rewrite();
   std::string replay_segment(const ManifestSegment& seg, const std::string& txn_incomplete_hint);
   void fsync_loop();
 
   Engine& engine_;
-  bool enabled_ = false;
+  std::atomic<bool> enabled_{false};
+  // Turned on at runtime and no base written yet: the manifest on disk is left as it was
+  // until a rewrite completes one (and a failed one is retried by the cron).
+  std::atomic<bool> awaiting_base_{false};
   std::string dir_path_;
   std::string prefix_;
   Manifest manifest_;

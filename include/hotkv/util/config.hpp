@@ -70,6 +70,9 @@ class Config {
 
   // Called after loglevel changes so the logger can follow.
   void set_loglevel_hook(std::function<void(const std::string&)> hook);
+  // Called by CONFIG SET appendonly when the value changes; returns "" to accept it or the
+  // reason for refusing. Without a hook (start-up: flags, config file) the value just changes.
+  void set_appendonly_hook(std::function<std::string(bool on)> hook);
 
  private:
   struct Entry {
@@ -100,6 +103,7 @@ class Config {
   std::string appenddirname_ = "appendonlydir";
   std::string databases_ = "1";
   std::function<void(const std::string&)> loglevel_hook_;
+  std::function<std::string(bool)> appendonly_hook_;
 };
 
 // Parses Redis memory units: "512mb", "1gb", "100k" (k=1000, kb=1024, ...). -1 if invalid.
