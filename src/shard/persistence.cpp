@@ -410,19 +410,9 @@ void Persistence::fsync_loop() {
 }
 
 void Persistence::close() {
-  int pid = child_pid_.exchange(0);
-  if (pid > 0) {
-    // Shutdown during a rewrite: the old files and the fresh incremental ones are complete;
-    // the unfinished base is discarded.
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    std::lock_guard<std::mutex> lock(rewrite_mutex_);
-    if (!pending_manifest_.segments.empty()) {
-      for (const auto& f : pending_manifest_.segments[0].files) {
-        ::unlink((dir_path_ + "/" + f).c_str());
-      }
-    }
-  }
+  // Shutdown during a rewrite: the old files and the fresh incremental ones are complete; the
+  // unfinished base is discarded.
+  abandon_rewrite();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;

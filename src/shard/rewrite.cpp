@@ -240,6 +240,7 @@ bool Persistence::auto_rewrite_due() const {
   return (size - std::min(size, base)) * 100 / base >= static_cast<uint64_t>(pct);
 }
 
+// Kills a running rewrite child and deletes the base it was writing (shutdown, appendonly no).
 void Persistence::abandon_rewrite() {
   int pid = child_pid_.exchange(0);
   if (pid <= 0) {

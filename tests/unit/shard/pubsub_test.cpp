@@ -36,13 +36,19 @@ std::unique_ptr<Recorder> make_recorder(uint64_t id, asio::io_context& io) {
   return r;
 }
 
+// A hub with two recorders on one io_context (ids 1 and 2), not yet subscribed to anything.
+struct TwoSubscribers {
+  asio::io_context io;
+  PubSubHub hub;
+  std::unique_ptr<Recorder> a = make_recorder(1, io);
+  std::unique_ptr<Recorder> b = make_recorder(2, io);
+};
+
 }  // namespace
 
 TEST_CASE("A published message reaches channel and pattern subscribers", "[pubsub]") {
-  asio::io_context io;
-  PubSubHub hub;
-  auto a = make_recorder(1, io);
-  auto b = make_recorder(2, io);
+  TwoSubscribers f;
+  auto& [io, hub, a, b] = f;
   REQUIRE(hub.idle());
   REQUIRE(hub.subscribe("orders", a->client));
   REQUIRE_FALSE(hub.subscribe("orders", a->client));  // already subscribed
@@ -90,10 +96,8 @@ TEST_CASE("Subscribers on different io contexts each get the message on their ow
 }
 
 TEST_CASE("Unsubscribing stops delivery and PUBSUB counts follow", "[pubsub]") {
-  asio::io_context io;
-  PubSubHub hub;
-  auto a = make_recorder(1, io);
-  auto b = make_recorder(2, io);
+  TwoSubscribers f;
+  auto& [io, hub, a, b] = f;
   hub.subscribe("news", a->client);
   hub.subscribe("news", b->client);
   hub.subscribe("sport", a->client);
@@ -122,10 +126,8 @@ TEST_CASE("Unsubscribing stops delivery and PUBSUB counts follow", "[pubsub]") {
 }
 
 TEST_CASE("A message carries its wire form for RESP2 and RESP3", "[pubsub]") {
-  asio::io_context io;
-  PubSubHub hub;
-  auto a = make_recorder(1, io);
-  auto b = make_recorder(2, io);
+  TwoSubscribers f;
+  auto& [io, hub, a, b] = f;
   hub.subscribe("orders", a->client);
   hub.psubscribe("ord*", b->client);
   hub.publish("orders", "o-1");
@@ -136,10 +138,8 @@ TEST_CASE("A message carries its wire form for RESP2 and RESP3", "[pubsub]") {
 }
 
 TEST_CASE("A batch of messages is flushed once per subscriber", "[pubsub]") {
-  asio::io_context io;
-  PubSubHub hub;
-  auto a = make_recorder(1, io);
-  auto b = make_recorder(2, io);
+  TwoSubscribers f;
+  auto& [io, hub, a, b] = f;
   hub.subscribe("c", a->client);
   hub.subscribe("c", b->client);
   hub.psubscribe("*", a->client);
@@ -159,10 +159,8 @@ TEST_CASE("A batch of messages is flushed once per subscriber", "[pubsub]") {
 }
 
 TEST_CASE("Deliveries queued before a subscriber goes away skip it", "[pubsub]") {
-  asio::io_context io;
-  PubSubHub hub;
-  auto a = make_recorder(1, io);
-  auto b = make_recorder(2, io);
+  TwoSubscribers f;
+  auto& [io, hub, a, b] = f;
   hub.subscribe("c", a->client);
   hub.subscribe("c", b->client);
   REQUIRE(hub.publish("c", "before") == 2);
