@@ -80,16 +80,10 @@ asio::awaitable<void> Shard::log_barrier() {
   }
   auto initiation = [this](auto handler) {
     auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    // Resumed inline by run_group_flush / on_synced (already on this shard's thread): each
-    // connection continues straight to writing its replies, with no extra hand-off.
-    std::function<void()> resume = [shared]() mutable { std::move(*shared)(); };
-    if (sync_in_flight_ && !log_.has_unwritten() && log_.lsn() <= sync_target_) {
-      // Nothing was logged since the running fsync started: it covers this caller too.
-      syncing_waiters_.push_back(std::move(resume));
-      return;
-    }
-    barrier_waiters_.push_back(std::move(resume));
-    if (!flush_posted_ && !sync_in_flight_) {
+    // Resumed inline by run_group_flush (already on this shard's thread): each connection
+    // continues straight to writing its replies, with no extra hand-off per connection.
+    barrier_waiters_.push_back([shared]() mutable { std::move(*shared)(); });
+    if (!flush_posted_) {
       flush_posted_ = true;
       // Posted behind the handlers already queued, so the connections served in this turn
       // append their records first and the one write (and fsync) covers all of them.
@@ -102,50 +96,9 @@ asio::awaitable<void> Shard::log_barrier() {
 
 void Shard::run_group_flush() {
   flush_posted_ = false;
-  if (sync_in_flight_) {
-    return;  // on_synced starts the next group
-  }
-  if (log_.policy() == FsyncPolicy::kAlways && log_.enabled()) {
-    start_sync();
-    return;
-  }
   log_.flush();
   std::vector<std::function<void()>> waiters;
   waiters.swap(barrier_waiters_);
-  for (auto& w : waiters) {
-    w();
-  }
-}
-
-void Shard::start_sync() {
-  if (!log_.write_pending()) {
-    // The write failed (disk full): as with an inline flush the records stay pending for the
-    // retry and writes answer -MISCONF meanwhile; this group is released now.
-    std::vector<std::function<void()>> waiters;
-    waiters.swap(barrier_waiters_);
-    for (auto& w : waiters) {
-      w();
-    }
-    return;
-  }
-  sync_in_flight_ = true;
-  sync_target_ = log_.lsn();
-  syncing_waiters_.swap(barrier_waiters_);
-  if (!syncer_) {
-    syncer_ = std::make_unique<LogSyncer>(log_);
-  }
-  syncer_->request([this] { asio::post(io_, [this] { on_synced(); }); });
-}
-
-void Shard::on_synced() {
-  sync_in_flight_ = false;
-  std::vector<std::function<void()>> waiters;
-  waiters.swap(syncing_waiters_);
-  // The next group's fsync starts before this group's replies are written, so the disk is
-  // busy again while the shard writes them.
-  if (!barrier_waiters_.empty()) {
-    run_group_flush();
-  }
   for (auto& w : waiters) {
     w();
   }

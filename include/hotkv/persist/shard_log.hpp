@@ -52,7 +52,7 @@ class ShardLog {
   bool flush();
   // Writes what is pending without syncing. Owner thread. Returns false on a write error.
   bool write_pending();
-  // fdatasync now; any thread (the everysec thread, a shard's sync thread). Everything
+  // fdatasync now; any thread (the everysec thread, the shutdown path). Everything
   // written before the call is durable when it returns true.
   bool sync();
   // Bytes this log has ever written (monotonic across file switches), and how many of them
@@ -73,8 +73,8 @@ class ShardLog {
   std::string pending_;
   RecordEncoder encoder_;
   std::atomic<int> fd_{-1};
-  // Held by sync() around its fdatasync and by attach() around closing the old file, so a
-  // sync on another thread never reaches a closed (or reused) descriptor.
+  // Held by sync() around its fdatasync and by attach() around closing the old file, so the
+  // everysec thread's sync never reaches a descriptor a rewrite just closed (or reused).
   std::mutex fd_mu_;
   std::atomic<FsyncPolicy> policy_{FsyncPolicy::kEverysec};
   uint64_t file_written_ = 0;  // size of the current file

@@ -14,7 +14,6 @@
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 
-#include "hotkv/persist/log_syncer.hpp"
 #include "hotkv/persist/shard_log.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/keyspace.hpp"
@@ -53,9 +52,7 @@ class Shard {
 
   // Owner thread. Completes once everything this shard's commands appended to the log so far
   // is written (and synced, with appendfsync always). Every connection that asks during one
-  // event-loop turn shares a single write and fsync: the group commit. With always the fsync
-  // runs on the shard's LogSyncer thread; connections that ask while it runs form the next
-  // group (or join the running one if nothing was appended since it started).
+  // event-loop turn shares a single write and fsync: the group commit.
   asio::awaitable<void> log_barrier();
 
   // Owner thread only. Runs one bounded round of active expiry now.
@@ -89,9 +86,6 @@ class Shard {
  private:
   void on_timer();
   void run_group_flush();
-  // appendfsync always: writes the group's records and hands the fsync to syncer_.
-  void start_sync();
-  void on_synced();
   int64_t now_ms() const;
 
   size_t id_;
@@ -107,12 +101,8 @@ class Shard {
   std::atomic<uint64_t> net_output_bytes_{0};
   asio::steady_timer timer_;
   int64_t armed_at_ms_ = INT64_MAX;
-  std::vector<std::function<void()>> barrier_waiters_;  // the next group
-  std::vector<std::function<void()>> syncing_waiters_;  // covered by the fsync in flight
+  std::vector<std::function<void()>> barrier_waiters_;
   bool flush_posted_ = false;
-  bool sync_in_flight_ = false;
-  uint64_t sync_target_ = 0;  // log position the fsync in flight covers
-  std::unique_ptr<LogSyncer> syncer_;  // after log_: stopped before the log closes
   bool stopped_ = false;
   HoldExpiryHook hold_hook_;
   const int64_t* manual_clock_ = nullptr;

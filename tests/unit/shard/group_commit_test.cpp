@@ -1,7 +1,6 @@
 // Unit tests for the group commit behind Shard::log_barrier with appendfsync always: callers
-// of one event-loop turn share one fsync, callers that arrive while it runs form the next
-// group (or join the running one when nothing new was logged), and nobody is released before
-// an fsync covering what was logged before it has finished.
+// of one event-loop turn share one write and fsync, later callers form the next group, and
+// nobody is released before an fsync covering what was logged before it has finished.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -71,13 +70,13 @@ TEST_CASE("Callers of one turn share one fsync under appendfsync always", "[grou
   REQUIRE(f.shard.log().lsn() > 0);
 }
 
-TEST_CASE("Writes logged during an fsync form the next group", "[group_commit]") {
+TEST_CASE("Writes logged after a group was flushed form the next group", "[group_commit]") {
   LogFixture f;
   std::vector<uint64_t> released;
   f.append("a");
   f.waiter(released);
-  // Runs once the first group's fsync is under way: a new record and its waiter, plus a
-  // reader that logged nothing.
+  // Runs after the first group's flush: a new record and its waiter, plus a reader whose
+  // turn comes after that record was logged.
   asio::post(f.io, [&] {
     asio::post(f.io, [&] {
       f.append("b");
