@@ -41,9 +41,10 @@ PIPELINE = 50
 EXPIRING_KEYS = 100_000
 # The hotkv-only bound on the p99 delay of expired events; sanitizer builds may raise it.
 EXPIRED_P99_LIMIT_MS = float(os.environ.get("HOTKV_EXPIRED_P99_MS", "100"))
-# Time allowed to write the 100,000 keys before their common deadline (about 1 s is needed).
-# Time allowed to write the keys before the second starts (sanitizer builds need more).
-DEADLINE_LEAD_MS = float(os.environ.get("HOTKV_EXPIRED_LEAD_MS", "3000"))
+# Time allowed to write the 100,000 keys before the second in which they expire starts. With
+# --threads 4 on two cores the pipelined SETs alternate shards, one hop each: 1.1-3.5 s here
+# (0.16 s with one thread), so the margin is wide; sanitizer builds set more.
+DEADLINE_LEAD_MS = float(os.environ.get("HOTKV_EXPIRED_LEAD_MS", "6000"))
 
 
 def client_threads(c):
