@@ -138,6 +138,18 @@ uint64_t Persistence::current_size() const {
   return total + base_size_;
 }
 
+std::string Persistence::prepare_directory() {
+  Config& cfg = engine_.config();
+  dir_path_ = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
+  prefix_ = cfg.get_string("appendfilename");
+  std::error_code ec;
+  std::filesystem::create_directories(dir_path_, ec);
+  if (ec) {
+    return "cannot create the append-only directory " + dir_path_ + ": " + ec.message();
+  }
+  return "";
+}
+
 std::string Persistence::load_and_open() {
   Config& cfg = engine_.config();
   if (cfg.get_string("appendonly") != "yes") {
@@ -146,12 +158,8 @@ std::string Persistence::load_and_open() {
   enabled_ = true;
   FsyncPolicy policy = FsyncPolicy::kEverysec;
   parse_policy(cfg.get_string("appendfsync"), policy);
-  dir_path_ = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
-  prefix_ = cfg.get_string("appendfilename");
-  std::error_code ec;
-  std::filesystem::create_directories(dir_path_, ec);
-  if (ec) {
-    return "cannot create the append-only directory " + dir_path_ + ": " + ec.message();
+  if (std::string err = prepare_directory(); !err.empty()) {
+    return err;
   }
   std::string error;
   if (!read_manifest(manifest_path(), manifest_, error) && !error.empty()) {
@@ -361,6 +369,7 @@ std::string Persistence::load_and_open() {
     for (const auto& seg : manifest_.segments) {
       named.insert(seg.files.begin(), seg.files.end());
     }
+    std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir_path_, ec)) {
       std::string fname = entry.path().filename().string();
       if (fname.rfind(prefix_ + ".", 0) == 0 && fname.size() > 4 &&

@@ -261,12 +261,8 @@ std::string Persistence::enable_parked() {
     return "";
   }
   Config& cfg = engine_.config();
-  dir_path_ = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
-  prefix_ = cfg.get_string("appendfilename");
-  std::error_code ec;
-  std::filesystem::create_directories(dir_path_, ec);
-  if (ec) {
-    return "ERR cannot create the append-only directory " + dir_path_ + ": " + ec.message();
+  if (std::string err = prepare_directory(); !err.empty()) {
+    return "ERR " + err;
   }
   // What the directory holds now is only read for its sequence numbers (new files never
   // reuse a name) and replaced, with its files, once the base is written.

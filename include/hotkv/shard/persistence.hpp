@@ -85,6 +85,8 @@ class Persistence {
   static bool parse_policy(const std::string& s, FsyncPolicy& out);
 
  private:
+  // Sets dir_path_ and prefix_ from the configuration and creates the directory. "" or why not.
+  std::string prepare_directory();
   std::string start_rewrite_parked();
   void abandon_rewrite();
   std::string replay_segment(const ManifestSegment& seg, const std::string& txn_incomplete_hint);
