@@ -1,6 +1,6 @@
 // Pub/sub messages on a connection (see deliver in connection.hpp). Messages arrive in
 // batches on the connection's own thread at any moment: while the coroutine waits for input
-// (the batch is written at once by flush_pushes), while it is busy executing (queued behind
+// (the batch is written at once by flush), while it is busy executing (queued behind
 // the replies it has produced, which it writes itself), or while its own write is in flight
 // (held in deferred_ until that write ends).
 #include <asio/write.hpp>

@@ -1,6 +1,7 @@
 // The configuration registry (see config.hpp).
 #include "hotkv/util/config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 
@@ -102,35 +103,15 @@ Config::Config() {
   // Compatibility settings that tools such as redis-benchmark read at start-up.
   add_string("save", save_, true);
   add_string("databases", databases_, false);
-  add("appendonly",
-      Entry{[this] {
-              std::lock_guard<std::mutex> lock(strings_mutex_);
-              return appendonly_;
-            },
-            [this](std::string_view v) -> std::string {
-              std::string l = ascii_lower(v);
-              if (l != "yes" && l != "no") {
-                return "argument(s) must be one of the following: yes, no";
-              }
-              std::function<std::string(bool)> hook;
-              {
-                std::lock_guard<std::mutex> lock(strings_mutex_);
-                if (l == appendonly_) {
-                  return "";
-                }
-                hook = appendonly_hook_;
-              }
-              if (hook) {
-                std::string err = hook(l == "yes");
-                if (!err.empty()) {
-                  return err;
-                }
-              }
-              std::lock_guard<std::mutex> lock(strings_mutex_);
-              appendonly_ = l;
-              return "";
-            },
-            true});
+  // A running server switches the log when appendonly changes (set_appendonly_hook).
+  add_enum("appendonly", appendonly_, {"yes", "no"}, true, [this](const std::string& v) {
+    std::function<std::string(bool)> hook;
+    {
+      std::lock_guard<std::mutex> lock(strings_mutex_);
+      hook = appendonly_hook_;
+    }
+    return hook ? hook(v == "yes") : std::string();
+  });
   add_enum("appendfsync", appendfsync_, {"always", "everysec", "no"}, true);
   add_string("dir", dir_, false);
   add_string("appendfilename", appendfilename_, false);
@@ -283,27 +264,38 @@ void Config::add_string(std::string name, std::string& v, bool mutable_at_runtim
 }
 
 void Config::add_enum(std::string name, std::string& v, std::vector<std::string> allowed,
-                      bool mutable_at_runtime) {
-  add(std::move(name), Entry{[this, &v] {
-                               std::lock_guard<std::mutex> lock(strings_mutex_);
-                               return v;
-                             },
-                             [this, &v, allowed](std::string_view s) -> std::string {
-                               std::string l = ascii_lower(s);
-                               for (const auto& a : allowed) {
-                                 if (a == l) {
-                                   std::lock_guard<std::mutex> lock(strings_mutex_);
-                                   v = l;
-                                   return "";
-                                 }
-                               }
-                               std::string list;
-                               for (const auto& a : allowed) {
-                                 list += (list.empty() ? "" : ", ") + a;
-                               }
-                               return "argument(s) must be one of the following: " + list;
-                             },
-                             mutable_at_runtime});
+                      bool mutable_at_runtime, ChangeHook before_change) {
+  add(std::move(name),
+      Entry{[this, &v] {
+              std::lock_guard<std::mutex> lock(strings_mutex_);
+              return v;
+            },
+            [this, &v, allowed, before_change](std::string_view s) -> std::string {
+              std::string l = ascii_lower(s);
+              if (std::find(allowed.begin(), allowed.end(), l) == allowed.end()) {
+                std::string list;
+                for (const auto& a : allowed) {
+                  list += (list.empty() ? "" : ", ") + a;
+                }
+                return "argument(s) must be one of the following: " + list;
+              }
+              if (before_change) {
+                {
+                  std::lock_guard<std::mutex> lock(strings_mutex_);
+                  if (v == l) {
+                    return "";
+                  }
+                }
+                // Outside the lock: the hook may read settings itself.
+                if (std::string err = before_change(l); !err.empty()) {
+                  return err;
+                }
+              }
+              std::lock_guard<std::mutex> lock(strings_mutex_);
+              v = l;
+              return "";
+            },
+            mutable_at_runtime});
 }
 
 std::string Config::get_string(std::string_view name) const {

@@ -85,8 +85,11 @@ class Config {
   void add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int64_t max, bool memory,
                bool mutable_at_runtime);
   void add_string(std::string name, std::string& v, bool mutable_at_runtime);
+  // Called with a new, valid value that differs from the current one, before it is stored;
+  // returns "" to accept it or the reason for refusing.
+  using ChangeHook = std::function<std::string(const std::string&)>;
   void add_enum(std::string name, std::string& v, std::vector<std::string> allowed,
-                bool mutable_at_runtime);
+                bool mutable_at_runtime, ChangeHook before_change = {});
 
   std::map<std::string, Entry, std::less<>> entries_;
   mutable std::mutex strings_mutex_;
