@@ -122,8 +122,7 @@ asio::awaitable<void> Connection::run() {
     }
     in_.prepare();
     reading_ = true;
-    auto [ec, n] = co_await socket_.async_read_some(asio::buffer(in_.write_ptr(), in_.writable()),
-                                                    kTuple);
+    auto [ec, n] = co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
     reading_ = false;
     if (ec || n == 0) {
       break;

@@ -15,6 +15,7 @@
 #include <asio/steady_timer.hpp>
 
 #include "hotkv/commands/client_session.hpp"
+#include "hotkv/net/client_socket.hpp"
 #include "hotkv/net/input_buffer.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/resp/parser.hpp"
@@ -83,7 +84,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // client-output-buffer-limit pubsub: false (and the connection closes) when over it.
   bool within_pubsub_limits();
 
-  asio::ip::tcp::socket socket_;
+  ClientSocket socket_;
   Engine& engine_;
   size_t shard_;
   ConnectionSet& set_;

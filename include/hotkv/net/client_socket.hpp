@@ -1,0 +1,141 @@
+// A client's TCP socket with one addition: a read that remembers when it has drained the
+// socket, so that the next read waits for epoll instead of trying recv() first.
+//
+// asio's async_read_some always tries a non-blocking recv() before it waits (its reactor only
+// stops trying after a read of zero bytes). A request/reply client has sent nothing new when
+// we come back for its next request, so every request cost a second, empty recv() that
+// answered EAGAIN. A short read (fewer bytes than the buffer holds) from a stream socket means
+// the kernel's receive queue was empty at that moment, and any byte arriving later raises a
+// fresh edge in asio's edge-triggered epoll set. So read_some below reports a short read to
+// the reactor as "exhausted": the reactor then skips the speculative recv() for the next read
+// until an epoll event for the socket arrives (which may already have come: it re-enables the
+// try). The decision is taken inside the reactor, at the moment of the recv, so no edge can
+// slip between the read and the wait whatever the coroutine awaits in between.
+//
+// This reaches into asio's reactor internals (asio 1.22, epoll). On any other asio version or
+// reactor, read_some is the ordinary async_read_some.
+#pragma once
+
+#include <cstddef>
+#include <system_error>
+#include <utility>
+
+#include <asio/async_result.hpp>
+#include <asio/buffer.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/version.hpp>
+
+#if ASIO_VERSION == 102201 && defined(ASIO_HAS_EPOLL) && !defined(ASIO_HAS_IO_URING_AS_DEFAULT)
+#define HOTKV_DRAINING_READ 1
+#include <asio/detail/bind_handler.hpp>
+#include <asio/detail/fenced_block.hpp>
+#include <asio/detail/handler_alloc_helpers.hpp>
+#include <asio/detail/handler_cont_helpers.hpp>
+#include <asio/detail/handler_work.hpp>
+#include <asio/detail/memory.hpp>
+#include <asio/detail/reactor.hpp>
+#include <asio/detail/reactor_op.hpp>
+#include <asio/detail/socket_ops.hpp>
+#endif
+
+namespace hotkv {
+
+#ifdef HOTKV_DRAINING_READ
+namespace detail {
+
+// The reactor operation: asio's stream receive, except that a short read counts as
+// "done_and_exhausted" (see above). Handler allocation, work tracking and the upcall follow
+// asio's own reactive_socket_recv_op.
+template <typename Handler, typename IoExecutor>
+class DrainingRecvOp : public asio::detail::reactor_op {
+ public:
+  ASIO_DEFINE_HANDLER_PTR(DrainingRecvOp);
+
+  DrainingRecvOp(asio::detail::socket_type fd, asio::mutable_buffer buf, Handler& handler,
+                 const IoExecutor& io_ex)
+      : reactor_op(std::error_code(), &DrainingRecvOp::do_perform, &DrainingRecvOp::do_complete),
+        fd_(fd),
+        buf_(buf),
+        handler_(std::move(handler)),
+        work_(handler_, io_ex) {}
+
+  static status do_perform(reactor_op* base) {
+    auto* o = static_cast<DrainingRecvOp*>(base);
+    if (!asio::detail::socket_ops::non_blocking_recv1(o->fd_, o->buf_.data(), o->buf_.size(), 0,
+                                                      true, o->ec_, o->bytes_transferred_)) {
+      return not_done;  // EAGAIN: stays queued until epoll reports the socket readable
+    }
+    // An error, end of stream or a short read: nothing more to read until the next edge.
+    return o->ec_ || o->bytes_transferred_ < o->buf_.size() ? done_and_exhausted : done;
+  }
+
+  static void do_complete(void* owner, asio::detail::operation* base,
+                          const std::error_code& /*ec*/, std::size_t /*bytes*/) {
+    auto* o = static_cast<DrainingRecvOp*>(base);
+    ptr p = {asio::detail::addressof(o->handler_), o, o};
+    asio::detail::handler_work<Handler, IoExecutor> w(std::move(o->work_));
+    // The handler is moved out before the operation's memory is given back, as asio does:
+    // part of the handler may own that memory.
+    asio::detail::binder2<Handler, std::error_code, std::size_t> handler(
+        o->handler_, o->ec_, o->bytes_transferred_);
+    p.h = asio::detail::addressof(handler.handler_);
+    p.reset();
+    if (owner != nullptr) {
+      asio::detail::fenced_block b(asio::detail::fenced_block::half);
+      w.complete(handler, handler.handler_);
+    }
+  }
+
+ private:
+  asio::detail::socket_type fd_;
+  asio::mutable_buffer buf_;
+  Handler handler_;
+  asio::detail::handler_work<Handler, IoExecutor> work_;
+};
+
+}  // namespace detail
+#endif
+
+class ClientSocket : public asio::ip::tcp::socket {
+ public:
+  explicit ClientSocket(asio::ip::tcp::socket&& s) : asio::ip::tcp::socket(std::move(s)) {}
+
+  // Like async_read_some with one non-empty buffer. Per-operation cancellation slots are not
+  // connected: a connection stops its read by closing the socket.
+  template <typename Token>
+  auto read_some(asio::mutable_buffer buf, Token&& token) {
+#ifdef HOTKV_DRAINING_READ
+    return asio::async_initiate<Token, void(std::error_code, std::size_t)>(
+        [this, buf](auto handler) { start_draining_read(buf, std::move(handler)); }, token);
+#else
+    return async_read_some(buf, std::forward<Token>(token));
+#endif
+  }
+
+ private:
+#ifdef HOTKV_DRAINING_READ
+  template <typename Handler>
+  void start_draining_read(asio::mutable_buffer buf, Handler handler) {
+    using Op = detail::DrainingRecvOp<Handler, executor_type>;
+    auto& impl = impl_.get_implementation();
+    auto& reactor = asio::use_service<asio::detail::reactor>(
+        asio::query(get_executor(), asio::execution::context));
+    bool is_continuation = asio_handler_cont_helpers::is_continuation(handler);
+    typename Op::ptr p = {asio::detail::addressof(handler), Op::ptr::allocate(handler), nullptr};
+    p.p = new (p.v) Op(impl.socket_, buf, handler, get_executor());
+    if (buf.size() == 0) {
+      reactor.post_immediate_completion(p.p, is_continuation);  // nothing to read: done at once
+    } else if ((impl.state_ & asio::detail::socket_ops::non_blocking) != 0 ||
+        asio::detail::socket_ops::set_internal_non_blocking(impl.socket_, impl.state_, true,
+                                                             p.p->ec_)) {
+      reactor.start_op(asio::detail::reactor::read_op, impl.socket_, impl.reactor_data_, p.p,
+                       is_continuation, true);
+    } else {
+      reactor.post_immediate_completion(p.p, is_continuation);
+    }
+    p.v = p.p = nullptr;
+  }
+#endif
+};
+
+}  // namespace hotkv
