@@ -36,7 +36,9 @@ class Server {
 
  private:
   struct Worker {
-    asio::io_context io{1};
+    // One thread runs each context. Other threads only post to it (the scheduler keeps its
+    // lock), so the reactor's per-socket lock, taken several times per request, is dropped.
+    asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
     ConnectionSet connections;
     std::unique_ptr<asio::steady_timer> cron;
     std::unique_ptr<asio::steady_timer> drain_timer;
