@@ -135,7 +135,7 @@ asio::awaitable<void> Connection::run() {
       parser_.set_limits(limits_from(engine_.config()));
     }
     KeyspaceStats::bump(engine_.shard(shard_).net_input_bytes(), n);
-    session_.info->last_interaction_ms.store(unix_ms(), std::memory_order_relaxed);
+    session_.info->last_interaction_ms.store(unix_ms_coarse(), std::memory_order_relaxed);
     bool keep = co_await process_input();
     session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
     if (!co_await write_output() || !keep) {
