@@ -273,5 +273,40 @@ def abrupt_disconnects(t, srv):
         assert 0 <= n <= 2000, n
 
 
+@case
+def half_closed_clients_get_replies_then_close(t, srv):
+    """A client that sends its last commands and shuts down its sending side (`nc -N`) gets
+    every reply, then sees the server close; none is left open on the server."""
+    with srv.raw() as idle:  # a second client on the server, so replies are written in batches
+        assert idle.call("PING") == "PONG"
+        r = srv.client()
+        baseline = len(r.client_list())
+        socks = []
+        for _ in range(20):
+            s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+            s.sendall(encode_command("PING") + encode_command("INCR", "halfclosed"))
+            s.shutdown(socket.SHUT_WR)
+            socks.append(s)
+        counts = []
+        for s in socks:
+            got = b""
+            deadline = time.time() + 5
+            while time.time() < deadline:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                got += chunk
+            else:
+                raise AssertionError("server did not close a half-closed client: %r" % got)
+            assert got.startswith(b"+PONG\r\n:") and got.endswith(b"\r\n"), got
+            counts.append(int(got[len(b"+PONG\r\n:"):-2]))
+            s.close()
+        assert sorted(counts) == list(range(1, 21)), counts
+        deadline = time.time() + 5
+        while len(r.client_list()) > baseline and time.time() < deadline:
+            time.sleep(0.05)
+        assert len(r.client_list()) == baseline, r.client_list()
+
+
 if __name__ == "__main__":
     run_cases(__doc__)

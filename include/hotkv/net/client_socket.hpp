@@ -1,22 +1,29 @@
-// A client's TCP socket with one addition: a read that remembers when it has drained the
-// socket, so that the next read waits for epoll instead of trying recv() first.
+// A client's TCP socket with one addition: a read that knows when it has emptied the socket,
+// so that the next read waits for epoll instead of trying recv() first.
 //
 // asio's async_read_some always tries a non-blocking recv() before it waits (its reactor only
 // stops trying after a read of zero bytes). A request/reply client has sent nothing new when
 // we come back for its next request, so every request cost a second, empty recv() that
-// answered EAGAIN. A short read (fewer bytes than the buffer holds) from a stream socket means
-// the kernel's receive queue was empty at that moment, and any byte arriving later raises a
-// fresh edge in asio's edge-triggered epoll set. So read_some below reports a short read to
-// the reactor as "exhausted": the reactor then skips the speculative recv() for the next read
-// until an epoll event for the socket arrives (which may already have come: it re-enables the
-// try). The decision is taken inside the reactor, at the moment of the recv, so no edge can
-// slip between the read and the wait whatever the coroutine awaits in between.
+// answered EAGAIN. With TCP_INQ set, each recvmsg() also says how many bytes are still queued
+// in the kernel -- counting a received FIN as one, so an end of stream that came with the
+// last bytes is never lost. When nothing is left, read_some reports the read to the reactor
+// as "exhausted": the reactor then skips the speculative recv() for the next read until an
+// epoll event for the socket arrives (and any byte arriving later raises one in asio's
+// edge-triggered set). The decision is taken inside the reactor, at the moment of the recv,
+// so no edge can slip between the read and the wait whatever the coroutine awaits between.
 //
 // This reaches into asio's reactor internals (asio 1.22, epoll). On any other asio version or
-// reactor, read_some is the ordinary async_read_some.
+// reactor, read_some is the ordinary async_read_some; where TCP_INQ is refused, every read
+// counts as not exhausted, which is asio's own behaviour.
 #pragma once
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <cstddef>
+#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -43,9 +50,9 @@ namespace hotkv {
 #ifdef HOTKV_DRAINING_READ
 namespace detail {
 
-// The reactor operation: asio's stream receive, except that a short read counts as
-// "done_and_exhausted" (see above). Handler allocation, work tracking and the upcall follow
-// asio's own reactive_socket_recv_op.
+// The reactor operation: asio's stream receive through recvmsg(), answering
+// "done_and_exhausted" when TCP_INQ says nothing is left (see above). Handler allocation,
+// work tracking and the upcall follow asio's own reactive_socket_recv_op.
 template <typename Handler, typename IoExecutor>
 class DrainingRecvOp : public asio::detail::reactor_op {
  public:
@@ -61,12 +68,44 @@ class DrainingRecvOp : public asio::detail::reactor_op {
 
   static status do_perform(reactor_op* base) {
     auto* o = static_cast<DrainingRecvOp*>(base);
-    if (!asio::detail::socket_ops::non_blocking_recv1(o->fd_, o->buf_.data(), o->buf_.size(), 0,
-                                                      true, o->ec_, o->bytes_transferred_)) {
-      return not_done;  // EAGAIN: stays queued until epoll reports the socket readable
+    iovec iov{o->buf_.data(), o->buf_.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    ssize_t n;
+    do {
+      n = ::recvmsg(o->fd_, &msg, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return not_done;  // stays queued until epoll reports the socket readable
+      }
+      o->ec_ = std::error_code(errno, asio::error::get_system_category());
+      o->bytes_transferred_ = 0;
+      return done_and_exhausted;
     }
-    // An error, end of stream or a short read: nothing more to read until the next edge.
-    return o->ec_ || o->bytes_transferred_ < o->buf_.size() ? done_and_exhausted : done;
+    o->bytes_transferred_ = static_cast<size_t>(n);
+    if (n == 0) {
+      o->ec_ = asio::error::eof;
+      return done_and_exhausted;
+    }
+    o->ec_ = std::error_code();
+    return queued_after(msg) == 0 ? done_and_exhausted : done;
+  }
+
+  // TCP_INQ's count of bytes left after the read (a pending FIN counts as one); -1 without it.
+  static int queued_after(msghdr& msg) {
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level == SOL_TCP && c->cmsg_type == TCP_CM_INQ) {
+        int inq = -1;
+        std::memcpy(&inq, CMSG_DATA(c), sizeof(inq));
+        return inq;
+      }
+    }
+    return -1;
   }
 
   static void do_complete(void* owner, asio::detail::operation* base,
@@ -98,7 +137,12 @@ class DrainingRecvOp : public asio::detail::reactor_op {
 
 class ClientSocket : public asio::ip::tcp::socket {
  public:
-  explicit ClientSocket(asio::ip::tcp::socket&& s) : asio::ip::tcp::socket(std::move(s)) {}
+  explicit ClientSocket(asio::ip::tcp::socket&& s) : asio::ip::tcp::socket(std::move(s)) {
+#ifdef HOTKV_DRAINING_READ
+    int on = 1;
+    ::setsockopt(native_handle(), SOL_TCP, TCP_INQ, &on, sizeof(on));
+#endif
+  }
 
   // Like async_read_some with one non-empty buffer. Per-operation cancellation slots are not
   // connected: a connection stops its read by closing the socket.
