@@ -2,6 +2,7 @@
 #include "hotkv/net/connection.hpp"
 
 #include <asio/experimental/as_tuple.hpp>
+#include <asio/post.hpp>
 #include <asio/read.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
@@ -80,7 +81,31 @@ void Connection::close() {
 
 void Connection::shutdown() {
   shutting_down_ = true;
-  if (reading_ || blocked_) {
+  // A reply still waiting for the end-of-batch write (or a push being written) is written
+  // first; write_deferred_reply and the push write close the connection after it.
+  if (blocked_ || (reading_ && out_.empty() && !push_sending_)) {
+    close();
+  }
+}
+
+bool Connection::can_defer_reply() const {
+  // Not with log records to write first (write_output's barrier), nor with a write of ours
+  // in flight, nor for a large reply, nor when the thread serves this client alone (the
+  // batch would be this one reply and the pass would only add a turn of the loop).
+  return !out_.empty() && !closing_ && !push_sending_ && !coro_sending_ &&
+         out_.size() < kFlushThreshold && set_.size() > 1 &&
+         !engine_.shard(shard_).log().needs_flush();
+}
+
+void Connection::write_deferred_reply() {
+  reply_deferred_ = false;
+  // The coroutine may have read more input meanwhile: it then writes out_ itself.
+  if (closing_ || !reading_ || push_sending_ || out_.empty()) {
+    return;
+  }
+  session_.info->output_buffer.store(0, std::memory_order_relaxed);
+  start_push_write();
+  if (shutting_down_ && !push_sending_) {
     close();
   }
 }
@@ -125,6 +150,11 @@ asio::awaitable<void> Connection::run() {
     auto [ec, n] = co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
     reading_ = false;
     if (ec || n == 0) {
+      // A client that sent its last commands and shut down its side still gets the replies
+      // left for the end-of-batch write.
+      if (ec == asio::error::eof && !out_.empty()) {
+        co_await write_output();
+      }
       break;
     }
     in_.commit(n);
@@ -138,7 +168,12 @@ asio::awaitable<void> Connection::run() {
     session_.info->last_interaction_ms.store(unix_ms_coarse(), std::memory_order_relaxed);
     bool keep = co_await process_input();
     session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
-    if (!co_await write_output() || !keep) {
+    if (keep && can_defer_reply()) {
+      if (!reply_deferred_) {
+        reply_deferred_ = true;
+        set_.defer_reply(self);
+      }
+    } else if (!co_await write_output() || !keep) {
       break;
     }
     in_.shrink_if_idle();
@@ -397,6 +432,23 @@ void ConnectionSet::close_idle(int64_t now_ms, int64_t timeout_s) {
       }
     }
   }
+}
+
+void ConnectionSet::defer_reply(std::shared_ptr<Connection> c) {
+  if (deferred_.empty()) {
+    // Posted handlers run after the ready sockets the reactor has already queued, so the pass
+    // comes once the current batch has been read and executed.
+    asio::post(c->socket_.get_executor(), [this] { write_deferred(); });
+  }
+  deferred_.push_back(std::move(c));
+}
+
+void ConnectionSet::write_deferred() {
+  writing_.swap(deferred_);
+  for (auto& c : writing_) {
+    c->write_deferred_reply();
+  }
+  writing_.clear();
 }
 
 void ConnectionSet::shutdown_all() {

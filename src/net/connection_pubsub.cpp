@@ -71,6 +71,10 @@ void Connection::start_push_write() {
                       if (self->reading_ && !self->out_.empty()) {
                         self->start_push_write();
                       }
+                      // Shutdown waited for this write (see Connection::shutdown).
+                      if (self->shutting_down_ && self->reading_ && !self->push_sending_) {
+                        self->close();
+                      }
                     });
 }
 

@@ -47,6 +47,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   static RateLimitedLog& protocol_log();
 
  private:
+  friend class ConnectionSet;
+
   asio::awaitable<void> run();
 
   struct RemoteCommand {
@@ -59,6 +61,13 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   asio::awaitable<bool> process_input();
   asio::awaitable<void> flush_remote();
   asio::awaitable<bool> write_output();
+  // Replies of a request/reply exchange are written at the end of the thread's current batch
+  // of ready sockets, all in one pass (ConnectionSet::defer_reply), as Redis writes before it
+  // sleeps: a client that is sent its replies in one burst is woken once for them, instead
+  // of once per reply spread over the batch. The coroutine meanwhile goes back to reading.
+  bool can_defer_reply() const;
+  // The pass: writes out_ if the coroutine still waits for input (else it writes it itself).
+  void write_deferred_reply();
   // Transactions (connection_multi.cpp). Inside MULTI: true if the command was queued (or
   // refused) here and its reply written to out_; false if it runs now (EXEC, DISCARD, ...).
   bool queue_in_multi(const CommandSpec& spec);
@@ -113,6 +122,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   bool closing_ = false;
   bool shutting_down_ = false;
   bool reading_ = false;
+  bool reply_deferred_ = false;  // queued in set_ for the end-of-batch write
 };
 
 // The connections of one thread, for idle timeouts and shutdown.
@@ -124,8 +134,13 @@ class ConnectionSet {
   void close_idle(int64_t now_ms, int64_t timeout_s);
   void shutdown_all();
   size_t size() const { return conns_.size(); }
+  // Owner thread. Queues c's reply for the end-of-batch write (see Connection::run).
+  void defer_reply(std::shared_ptr<Connection> c);
 
  private:
+  void write_deferred();
+  std::vector<std::shared_ptr<Connection>> deferred_;
+  std::vector<std::shared_ptr<Connection>> writing_;
   std::vector<std::weak_ptr<Connection>> live() const;
   std::unordered_map<uint64_t, std::weak_ptr<Connection>> conns_;
 };
