@@ -10,6 +10,10 @@
 // until that key is erased, the dict is cleared or destroyed; resizing only relinks nodes. Each
 // node caches its hash, so a resize never rehashes key bytes.
 //
+// Each bucket word carries, besides the chain's head pointer, a 16-bit filter of the hashes in
+// its chain (see kTagShift): a lookup for an absent key usually stops at the bucket array
+// instead of loading every node of the chain, one cache miss instead of two or more.
+//
 // Not thread-safe: a Dict belongs to one shard and only that shard's thread may touch it.
 #pragma once
 
@@ -23,6 +27,8 @@
 #include <utility>
 
 #include <absl/hash/hash.h>
+
+#include "hotkv/util/assert.hpp"
 
 namespace hotkv {
 
@@ -79,7 +85,11 @@ class Dict {
       return nullptr;
     }
     const uint64_t h = hash_of(key);
-    for (const Entry* e = buckets_[h & mask()]; e != nullptr; e = e->next) {
+    const uintptr_t b = buckets_[h & mask()];
+    if ((b & tag_of(h)) == 0) {
+      return nullptr;
+    }
+    for (const Entry* e = head_of(b); e != nullptr; e = e->next) {
       if (e->hash == h && e->key == key) {
         return e;
       }
@@ -114,10 +124,19 @@ class Dict {
       return false;
     }
     const uint64_t h = hash_of(key);
-    for (Entry** link = &buckets_[h & mask()]; *link != nullptr; link = &(*link)->next) {
-      Entry* e = *link;
+    const size_t i = h & mask();
+    if ((buckets_[i] & tag_of(h)) == 0) {
+      return false;
+    }
+    Entry* prev = nullptr;
+    for (Entry* e = head_of(buckets_[i]); e != nullptr; prev = e, e = e->next) {
       if (e->hash == h && e->key == key) {
-        *link = e->next;
+        if (prev == nullptr) {
+          buckets_[i] = reinterpret_cast<uintptr_t>(e->next);
+        } else {
+          prev->next = e->next;
+        }
+        retag(i);
         key_heap_bytes_ -= key_heap_bytes(e->key);
         delete e;
         --size_;
@@ -158,7 +177,7 @@ class Dict {
       return 0;
     }
     const uint64_t m = mask();
-    for (Entry* e = buckets_[cursor & m]; e != nullptr; e = e->next) {
+    for (Entry* e = head_of(buckets_[cursor & m]); e != nullptr; e = e->next) {
       fn(std::as_const(e->key), e->value);
     }
     // Setting every bit above the mask makes the +1 on the reversed value carry straight
@@ -185,14 +204,14 @@ class Dict {
     // probability about 1/8 or better; after kRandomProbes misses fall back to a linear walk
     // from a random start, which is bounded by the bucket count and always succeeds.
     for (int probe = 0; probe < kRandomProbes && chain == nullptr; ++probe) {
-      chain = buckets_[pick_bucket(rng)];
+      chain = head_of(buckets_[pick_bucket(rng)]);
     }
     if (chain == nullptr) {
       size_t i = pick_bucket(rng);
-      while (buckets_[i] == nullptr) {
+      while (head_of(buckets_[i]) == nullptr) {
         i = (i + 1) & mask();
       }
-      chain = buckets_[i];
+      chain = head_of(buckets_[i]);
     }
     size_t length = 0;
     for (Entry* e = chain; e != nullptr; e = e->next) {
@@ -210,7 +229,7 @@ class Dict {
   template <class F>
   void for_each(F&& fn) {
     for (size_t b = 0; b < bucket_count_; ++b) {
-      for (Entry* e = buckets_[b]; e != nullptr; e = e->next) {
+      for (Entry* e = head_of(buckets_[b]); e != nullptr; e = e->next) {
         fn(std::as_const(e->key), e->value);
       }
     }
@@ -222,7 +241,7 @@ class Dict {
   // Rough bytes used by the table, entry nodes and key strings, for INFO. Memory owned by the
   // values themselves (beyond sizeof(V)) is the caller's to add.
   size_t memory_bytes() const {
-    return sizeof(*this) + bucket_count_ * sizeof(Entry*) +
+    return sizeof(*this) + bucket_count_ * sizeof(uintptr_t) +
            size_ * (sizeof(Entry) + kMallocOverhead) + key_heap_bytes_;
   }
 
@@ -253,11 +272,43 @@ class Dict {
 
   uint64_t mask() const { return static_cast<uint64_t>(bucket_count_) - 1; }
 
+  // A bucket word: the chain's head pointer in the low 48 bits (user-space addresses on
+  // x86-64 and AArch64 fit in them) and, in the top 16, the filter: bit (hash >> 60) for each
+  // entry of the chain. The bucket index uses the hash's low bits, so the top four are
+  // independent of it. Absent keys with a clear bit cost no node loads.
+  static constexpr int kTagShift = 48;
+  static constexpr uintptr_t kPtrMask = (uintptr_t{1} << kTagShift) - 1;
+  static_assert(sizeof(uintptr_t) == 8, "Dict's bucket words need 64-bit pointers");
+
+  static uintptr_t tag_of(uint64_t h) { return uintptr_t{1} << (kTagShift + (h >> 60)); }
+  static Entry* head_of(uintptr_t b) { return reinterpret_cast<Entry*>(b & kPtrMask); }
+
+  // Links e at the front of bucket word `b`'s chain and adds its tag.
+  static void push_front(uintptr_t& b, Entry* e) {
+    const auto p = reinterpret_cast<uintptr_t>(e);
+    HOTKV_ASSERT((p & ~kPtrMask) == 0);
+    e->next = head_of(b);
+    b = p | (b & ~kPtrMask) | tag_of(e->hash);
+  }
+
+  // Recomputes bucket i's filter from its chain (after an erase).
+  void retag(size_t i) {
+    uintptr_t tags = 0;
+    for (const Entry* e = head_of(buckets_[i]); e != nullptr; e = e->next) {
+      tags |= tag_of(e->hash);
+    }
+    buckets_[i] = (buckets_[i] & kPtrMask) | tags;
+  }
+
   Entry* find_in_bucket(std::string_view key, uint64_t h) const {
     if (bucket_count_ == 0) {
       return nullptr;
     }
-    for (Entry* e = buckets_[h & mask()]; e != nullptr; e = e->next) {
+    const uintptr_t b = buckets_[h & mask()];
+    if ((b & tag_of(h)) == 0) {
+      return nullptr;
+    }
+    for (Entry* e = head_of(b); e != nullptr; e = e->next) {
       if (e->hash == h && e->key == key) {
         return e;
       }
@@ -272,8 +323,8 @@ class Dict {
     }
     const size_t heap_bytes = key_heap_bytes(key);
     const size_t b = h & mask();
-    Entry* e = new Entry{std::move(key), std::move(value), buckets_[b], h};
-    buckets_[b] = e;
+    Entry* e = new Entry{std::move(key), std::move(value), nullptr, h};
+    push_front(buckets_[b], e);
     ++size_;
     key_heap_bytes_ += heap_bytes;
     if (size_ > bucket_count_) {
@@ -297,15 +348,13 @@ class Dict {
   // Relinks every entry into a fresh array of `count` buckets (a power of two), all at once:
   // scan()'s guarantee relies on there being exactly one table between two calls.
   void resize(size_t count) {
-    auto fresh = std::make_unique<Entry*[]>(count);
+    auto fresh = std::make_unique<uintptr_t[]>(count);
     const uint64_t new_mask = static_cast<uint64_t>(count) - 1;
     for (size_t b = 0; b < bucket_count_; ++b) {
-      Entry* e = buckets_[b];
+      Entry* e = head_of(buckets_[b]);
       while (e != nullptr) {
         Entry* next = e->next;
-        const size_t nb = e->hash & new_mask;
-        e->next = fresh[nb];
-        fresh[nb] = e;
+        push_front(fresh[e->hash & new_mask], e);
         e = next;
       }
     }
@@ -315,13 +364,13 @@ class Dict {
 
   void free_entries() {
     for (size_t b = 0; b < bucket_count_; ++b) {
-      Entry* e = buckets_[b];
+      Entry* e = head_of(buckets_[b]);
       while (e != nullptr) {
         Entry* next = e->next;
         delete e;
         e = next;
       }
-      buckets_[b] = nullptr;
+      buckets_[b] = 0;
     }
   }
 
@@ -332,7 +381,7 @@ class Dict {
     key_heap_bytes_ = std::exchange(other.key_heap_bytes_, 0);
   }
 
-  std::unique_ptr<Entry*[]> buckets_;
+  std::unique_ptr<uintptr_t[]> buckets_;  // bucket words: head pointer | filter
   size_t bucket_count_ = 0;
   size_t size_ = 0;
   size_t key_heap_bytes_ = 0;

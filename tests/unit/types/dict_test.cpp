@@ -353,3 +353,45 @@ TEST_CASE("Dict memory_bytes grows with content", "[dict]") {
   dict.erase(std::string(1000, 'k'));
   REQUIRE(dict.memory_bytes() == one_short);
 }
+
+TEST_CASE("Dict agrees with a reference map through random inserts, erases and misses",
+          "[dict]") {
+  // Each bucket's filter of chain hashes must follow every insert, erase and resize: a stale
+  // filter would make a present key look absent.
+  Dict<int> dict;
+  std::unordered_map<std::string, int> ref;
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<int> pick_key(0, 5000);
+  std::uniform_int_distribution<int> pick_op(0, 9);
+  for (int step = 0; step < 200000; ++step) {
+    std::string k = key_of(pick_key(rng));
+    int op = pick_op(rng);
+    if (op < 4) {
+      auto [v, inserted] = dict.try_emplace(k);
+      CHECK(inserted == (ref.count(k) == 0));
+      *v = step;
+      ref[k] = step;
+    } else if (op < 7) {
+      CHECK(dict.erase(k) == (ref.erase(k) == 1));
+    } else {
+      const int* v = dict.find(k);
+      auto it = ref.find(k);
+      REQUIRE((v != nullptr) == (it != ref.end()));
+      if (v != nullptr) {
+        CHECK(*v == it->second);
+      }
+    }
+  }
+  REQUIRE(dict.size() == ref.size());
+  for (const auto& [k, v] : ref) {
+    const int* got = dict.find(k);
+    REQUIRE(got != nullptr);
+    CHECK(*got == v);
+  }
+  // Erase down to nothing: the table shrinks through every size with its filters rebuilt.
+  for (const auto& [k, v] : ref) {
+    REQUIRE(dict.erase(k));
+  }
+  CHECK(dict.empty());
+  CHECK(dict.find(key_of(1)) == nullptr);
+}
