@@ -3,7 +3,6 @@
 #include "hotkv/commands/table.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <stdexcept>
 
@@ -25,8 +24,11 @@ const CommandSpec* Table::find(std::string_view name) const {
   if (name.size() > sizeof(buf)) {
     return nullptr;
   }
+  // ASCII only, inline: std::toupper is a locale-aware library call per character, and this
+  // runs once per command.
   for (size_t i = 0; i < name.size(); ++i) {
-    buf[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[i])));
+    char c = name[i];
+    buf[i] = c >= 'a' && c <= 'z' ? static_cast<char>(c - ('a' - 'A')) : c;
   }
   auto it = index_.find(std::string_view(buf, name.size()));
   return it == index_.end() ? nullptr : &commands_[it->second];

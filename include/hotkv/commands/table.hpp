@@ -8,9 +8,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
-#include <unordered_map>
+#include <absl/hash/hash.h>
+#include <absl/strings/string_view.h>
 
 namespace hotkv {
 
@@ -90,7 +92,9 @@ class Table {
   // Transparent hashing so lookups by string_view do not allocate.
   struct NameHash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const {
+      return absl::Hash<absl::string_view>{}(absl::string_view(s.data(), s.size()));
+    }
   };
   std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> index_;
 };
