@@ -204,7 +204,7 @@ asio::awaitable<bool> Connection::write_output() {
     session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
     // Try a direct non-blocking write first: usually the socket takes everything, and
     // skipping the asynchronous operation saves a completion hand-off and an epoll round.
-    size_t written = socket_.write_some(asio::buffer(out_), ec);
+    size_t written = socket_.send_now(asio::buffer(out_), ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) {
       ec.clear();
       written = 0;

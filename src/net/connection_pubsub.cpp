@@ -36,7 +36,7 @@ void Connection::flush() {
 
 void Connection::start_push_write() {
   std::error_code ec;
-  size_t written = socket_.write_some(asio::buffer(out_), ec);
+  size_t written = socket_.send_now(asio::buffer(out_), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) {
     ec.clear();
     written = 0;

@@ -10,6 +10,7 @@
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
+#include <asio/read.hpp>
 #include <asio/write.hpp>
 #include <catch2/catch.hpp>
 
@@ -202,4 +203,29 @@ TEST_CASE("ClientSocket read reports end of stream and a closed socket",
     REQUIRE(r.done);
     CHECK(r.ec == asio::error::operation_aborted);
   }
+}
+
+TEST_CASE("ClientSocket send_now writes what the socket takes and then reports would_block",
+          "[net][client_socket]") {
+  Pair p;
+  std::error_code ec;
+  CHECK(p.server->send_now(asio::buffer(std::string("+PONG\r\n")), ec) == 7);
+  CHECK_FALSE(ec);
+  char got[7];
+  asio::read(p.peer, asio::buffer(got));
+  CHECK(std::string(got, 7) == "+PONG\r\n");
+
+  // The peer reads nothing more: the socket's buffers fill and a send then takes nothing.
+  std::string chunk(1 << 16, 'x');
+  size_t total = 0;
+  for (int i = 0; i < 10000 && !ec; ++i) {
+    total += p.server->send_now(asio::buffer(chunk), ec);
+  }
+  CHECK(ec == asio::error::would_block);
+  CHECK(total > 0);
+
+  p.server->close();
+  p.server->send_now(asio::buffer(chunk), ec);
+  CHECK(ec);
+  CHECK(ec != asio::error::would_block);
 }
