@@ -89,12 +89,11 @@ void Connection::shutdown() {
 }
 
 bool Connection::can_defer_reply() const {
-  // Not with log records to write first (write_output's barrier), nor with a write of ours
-  // in flight, nor for a large reply, nor when the thread serves this client alone (the
-  // batch would be this one reply and the pass would only add a turn of the loop).
+  // Not with a write of ours in flight, nor for a large reply, nor when the thread serves
+  // this client alone (the batch would be this one reply and the pass would only add a turn
+  // of the loop; write_output's log barrier groups the log writes then).
   return !out_.empty() && !closing_ && !push_sending_ && !coro_sending_ &&
-         out_.size() < kFlushThreshold && set_.size() > 1 &&
-         !engine_.shard(shard_).log().needs_flush();
+         out_.size() < kFlushThreshold && set_.size() > 1;
 }
 
 void Connection::write_deferred_reply() {
@@ -445,6 +444,13 @@ void ConnectionSet::defer_reply(std::shared_ptr<Connection> c) {
 
 void ConnectionSet::write_deferred() {
   writing_.swap(deferred_);
+  if (writing_.empty()) {
+    return;
+  }
+  // Nothing is acknowledged before its log record is written (and synced with always): the
+  // batch's records go out in one group write first, as write_output's barrier would do.
+  Connection& any = *writing_.front();
+  any.engine_.shard(any.shard_).flush_log_now();
   for (auto& c : writing_) {
     c->write_deferred_reply();
   }

@@ -29,7 +29,9 @@ void Connection::flush() {
     close();
     return;
   }
-  if (reading_ && !push_sending_ && !coro_sending_ && !out_.empty()) {
+  // A reply queued for the end-of-batch pass goes out with the pass, after its log write;
+  // these messages follow it then.
+  if (reading_ && !push_sending_ && !coro_sending_ && !reply_deferred_ && !out_.empty()) {
     start_push_write();
   }
 }

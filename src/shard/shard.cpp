@@ -94,6 +94,12 @@ asio::awaitable<void> Shard::log_barrier() {
                                                                         asio::use_awaitable);
 }
 
+void Shard::flush_log_now() {
+  if (log_.needs_flush() || !barrier_waiters_.empty()) {
+    run_group_flush();
+  }
+}
+
 void Shard::run_group_flush() {
   flush_posted_ = false;
   log_.flush();

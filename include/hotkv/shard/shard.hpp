@@ -54,6 +54,9 @@ class Shard {
   // is written (and synced, with appendfsync always). Every connection that asks during one
   // event-loop turn shares a single write and fsync: the group commit.
   asio::awaitable<void> log_barrier();
+  // Owner thread. The same group write (and fsync) done now, for a caller that holds replies
+  // back itself (the end-of-batch reply pass); waiters of log_barrier are released too.
+  void flush_log_now();
 
   // Owner thread only. Runs one bounded round of active expiry now.
   void run_expiry();

@@ -101,3 +101,27 @@ TEST_CASE("Without appendfsync always the barrier writes without syncing", "[gro
   REQUIRE(f.shard.log().fsyncs() == 0);
   REQUIRE_FALSE(f.shard.log().has_unwritten());
 }
+
+TEST_CASE("flush_log_now writes and syncs at once and releases the barrier's waiters",
+          "[group_commit]") {
+  // The end-of-batch reply pass holds replies back itself and calls flush_log_now before it
+  // writes them; connections waiting at log_barrier meanwhile are released by the same group.
+  LogFixture f;
+  std::vector<uint64_t> released;
+  f.append("a");
+  f.waiter(released);
+  f.append("b");
+  f.io.poll_one();  // the waiter runs up to the barrier; the flush it posted has not run
+  REQUIRE(released.empty());
+  f.shard.flush_log_now();
+  REQUIRE(released.size() == 1);
+  CHECK(f.shard.log().fsyncs() == 1);
+  CHECK(f.shard.log().synced_lsn() == f.shard.log().lsn());
+  CHECK_FALSE(f.shard.log().needs_flush());
+  // The flush posted by the barrier finds nothing left to write.
+  f.io.run();
+  CHECK(f.shard.log().fsyncs() == 1);
+  // Nothing pending and nobody waiting: no write, no fsync.
+  f.shard.flush_log_now();
+  CHECK(f.shard.log().fsyncs() == 1);
+}
