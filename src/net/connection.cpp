@@ -157,6 +157,7 @@ asio::awaitable<void> Connection::run() {
       break;
     }
     in_.commit(n);
+    set_.note_read();
     // CONFIG SET proto-max-bulk-len applies to connections already open, as in Redis.
     int64_t bulk_limit = engine_.config().proto_max_bulk_len.load(std::memory_order_relaxed);
     if (bulk_limit != bulk_limit_) {
@@ -437,20 +438,35 @@ void ConnectionSet::defer_reply(std::shared_ptr<Connection> c) {
   if (deferred_.empty()) {
     // Posted handlers run after the ready sockets the reactor has already queued, so the pass
     // comes once the current batch has been read and executed.
+    reads_at_post_ = reads_;
+    waits_ = 0;
     asio::post(c->socket_.get_executor(), [this] { write_deferred(); });
   }
   deferred_.push_back(std::move(c));
 }
 
 void ConnectionSet::write_deferred() {
-  writing_.swap(deferred_);
-  if (writing_.empty()) {
+  if (deferred_.empty()) {
     return;
   }
+  Connection& any = *deferred_.front();
+  Shard& shard = any.engine_.shard(any.shard_);
+  // With appendfsync always every pass costs an fsync, during which this thread serves
+  // nobody. While the turns of the loop keep bringing new requests (reads since the pass was
+  // posted), the pass steps back behind them, a bounded number of times, so that they join
+  // this group instead of each costing a group of its own (as a database's commit delay).
+  const ShardLog& log = shard.log();
+  if (log.policy() == FsyncPolicy::kAlways && log.needs_flush() && reads_ != reads_at_post_ &&
+      waits_ < kMaxGroupWaits) {
+    reads_at_post_ = reads_;
+    ++waits_;
+    asio::post(any.socket_.get_executor(), [this] { write_deferred(); });
+    return;
+  }
+  writing_.swap(deferred_);
   // Nothing is acknowledged before its log record is written (and synced with always): the
   // batch's records go out in one group write first, as write_output's barrier would do.
-  Connection& any = *writing_.front();
-  any.engine_.shard(any.shard_).flush_log_now();
+  shard.flush_log_now();
   for (auto& c : writing_) {
     c->write_deferred_reply();
   }

@@ -136,9 +136,15 @@ class ConnectionSet {
   size_t size() const { return conns_.size(); }
   // Owner thread. Queues c's reply for the end-of-batch write (see Connection::run).
   void defer_reply(std::shared_ptr<Connection> c);
+  // Owner thread. Counts a completed read (see write_deferred).
+  void note_read() { ++reads_; }
 
  private:
+  static constexpr int kMaxGroupWaits = 4;
   void write_deferred();
+  uint64_t reads_ = 0;
+  uint64_t reads_at_post_ = 0;
+  int waits_ = 0;
   std::vector<std::shared_ptr<Connection>> deferred_;
   std::vector<std::shared_ptr<Connection>> writing_;
   std::vector<std::weak_ptr<Connection>> live() const;
