@@ -215,11 +215,52 @@ bool RecordDecoder::decode_body(std::string_view body, Record& out) {
   return pos == body.size() && out.parts >= 1;
 }
 
+bool RecordDecoder::whole_record_after(size_t from) {
+  Record scratch;
+  for (size_t at = from; at + kRecordFrame + kRecordBodyHeader <= data_.size(); ++at) {
+    uint32_t len = 0;
+    uint32_t crc = 0;
+    uint32_t parts = 0;
+    uint32_t count = 0;
+    std::memcpy(&len, data_.data() + at, 4);
+    if (len < kRecordBodyHeader || len > data_.size() - at - kRecordFrame) {
+      continue;
+    }
+    // Cheap checks of the body header first, so the checksum runs on few candidates.
+    std::memcpy(&parts, data_.data() + at + kRecordFrame + 8, 4);
+    std::memcpy(&count, data_.data() + at + kRecordFrame + 12, 4);
+    if (parts == 0 || count == 0 || count > len / 5) {
+      continue;
+    }
+    std::memcpy(&crc, data_.data() + at + 4, 4);
+    std::string_view body(data_.data() + at + kRecordFrame, len);
+    if (crc32c(body) == crc && decode_body(body, scratch)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 DecodeStatus RecordDecoder::next(Record& out) {
   if (pos_ == data_.size()) {
     return DecodeStatus::kEnd;
   }
+  // Only checked once something is wrong, so decoding stays linear.
+  auto zero_from = [&](size_t from) {
+    for (size_t i = from; i < data_.size(); ++i) {
+      if (data_[i] != '\0') {
+        return false;
+      }
+    }
+    return true;
+  };
   size_t remaining = data_.size() - pos_;
+  if (data_[pos_] == '\0' && zero_from(pos_)) {
+    // Zeros from a record boundary on: the space a log written with appendfsync always
+    // keeps ahead of its records (or a file extended but never written). The log ends here.
+    padding_ = remaining;
+    return DecodeStatus::kEnd;
+  }
   if (remaining < kRecordFrame) {
     error_ = "truncated record header";
     return DecodeStatus::kTorn;
@@ -228,25 +269,22 @@ DecodeStatus RecordDecoder::next(Record& out) {
   uint32_t crc = 0;
   std::memcpy(&len, data_.data() + pos_, 4);
   std::memcpy(&crc, data_.data() + pos_ + 4, 4);
-  // A file extended but never written (power loss after a size update) ends in zeros: that
-  // is a torn tail too. Only checked once something is wrong, so decoding stays linear.
-  auto rest_is_zero = [&] {
-    for (size_t i = pos_; i < data_.size(); ++i) {
-      if (data_[i] != '\0') {
-        return false;
-      }
-    }
-    return true;
-  };
   if (len > remaining - kRecordFrame) {
+    // The last write cut short, or a damaged length in the middle: only the second has
+    // whole records after it.
+    if (whole_record_after(pos_ + 1)) {
+      error_ = "record length points past the end of the file";
+      return DecodeStatus::kCorrupt;
+    }
     error_ = "record extends past the end of the file";
     return DecodeStatus::kTorn;
   }
   std::string_view body(data_.data() + pos_ + kRecordFrame, len);
-  bool last = pos_ + kRecordFrame + len == data_.size();
   if (len < kRecordBodyHeader || crc32c(body) != crc) {
     error_ = len < kRecordBodyHeader ? "record too short" : "checksum mismatch";
-    return last || rest_is_zero() ? DecodeStatus::kTorn : DecodeStatus::kCorrupt;
+    // Torn if nothing but zeros follows it: the last write cut short, before the end of the
+    // file or of the zeros written ahead of it.
+    return zero_from(pos_ + kRecordFrame + len) ? DecodeStatus::kTorn : DecodeStatus::kCorrupt;
   }
   if (!decode_body(body, out)) {
     error_ = "malformed record body";

@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string_view>
 
 #include "hotkv/util/file_io.hpp"
 
@@ -13,8 +15,35 @@ ShardLog::~ShardLog() {
   int fd = fd_.load();
   if (fd >= 0) {
     flush();
+    trim(fd);
     ::fdatasync(fd);
     ::close(fd);
+  }
+}
+
+void ShardLog::trim(int fd) {
+  if (allocated_ > file_written_ && ::ftruncate(fd, static_cast<off_t>(file_written_)) == 0) {
+    allocated_ = file_written_;
+  }
+}
+
+void ShardLog::preallocate(uint64_t need) {
+  if (policy() != FsyncPolicy::kAlways || file_written_ + need <= allocated_) {
+    return;
+  }
+  int fd = fd_.load(std::memory_order_relaxed);
+  static const std::string zeros(64 * 1024, '\0');
+  uint64_t target = file_written_ + need + kPreallocChunk;
+  // The zeros must reach the disk as real blocks: fallocate's unwritten extents would need
+  // the same journal commit on their first write as an append does.
+  while (allocated_ < target) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(zeros.size(), target - allocated_));
+    size_t done = 0;
+    bool ok = pwrite_fully(fd, std::string_view(zeros.data(), n), allocated_, done);
+    allocated_ += done;
+    if (!ok) {
+      return;
+    }
   }
 }
 
@@ -22,6 +51,7 @@ void ShardLog::attach(int fd, uint64_t size, FsyncPolicy policy) {
   int old = fd_.load();
   if (old >= 0) {
     write_pending();
+    trim(old);
     // Everything written to the old file is made durable before it is closed, so the
     // monotonic synced position stays true across the switch.
     uint64_t target = lsn_.load();
@@ -38,6 +68,7 @@ void ShardLog::attach(int fd, uint64_t size, FsyncPolicy policy) {
   }
   policy_.store(policy);
   file_written_ = size;
+  allocated_ = size;
   file_size_.store(size);
 }
 
@@ -62,8 +93,9 @@ bool ShardLog::write_pending() {
   if (pending_.empty()) {
     return true;
   }
+  preallocate(pending_.size());
   size_t done = 0;
-  bool ok = write_fully(fd, pending_, done);
+  bool ok = pwrite_fully(fd, pending_, file_written_, done);
   if (!ok) {
     // Keep what was not written; the next flush retries from there.
     last_errno_.store(errno, std::memory_order_relaxed);
@@ -74,6 +106,7 @@ bool ShardLog::write_pending() {
     pending_.clear();
   }
   file_written_ += done;
+  allocated_ = std::max(allocated_, file_written_);
   file_size_.store(file_written_, std::memory_order_relaxed);
   lsn_.fetch_add(done);
   if (ok) {

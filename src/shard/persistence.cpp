@@ -203,6 +203,14 @@ std::string Persistence::load_and_open() {
                      path, dec.offset(), dec.error(), data.size() - dec.offset());
         load_stats_.truncated_bytes += data.size() - dec.offset();
       }
+      if (st == DecodeStatus::kEnd && dec.padding() > 0) {
+        // The zeros appendfsync always writes ahead of its records (see ShardLog): a server
+        // that stopped without closing its file leaves them. Cut below like a torn tail, but
+        // nothing was lost.
+        spdlog::info("append-only file {} ends at offset {}, followed by {} bytes of zeros "
+                     "written ahead: cutting them",
+                     path, dec.offset(), dec.padding());
+      }
       valid_length[name] = dec.offset();
     }
   }
@@ -331,7 +339,7 @@ std::string Persistence::load_and_open() {
   std::vector<int> fds;
   for (size_t s = 0; s < n; ++s) {
     std::string path = dir_path_ + "/" + tail.files[s];
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
       for (int f : fds) {
         ::close(f);

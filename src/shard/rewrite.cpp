@@ -106,7 +106,7 @@ std::string Persistence::start_rewrite_parked() {
   std::vector<int> fds;
   for (size_t s = 0; s < n; ++s) {
     std::string path = dir_path_ + "/" + incr.files[s];
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
       for (int f : fds) {
         ::close(f);

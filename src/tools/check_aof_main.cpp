@@ -107,6 +107,11 @@ int main(int argc, char** argv) {
     if (rep.end != hotkv::DecodeStatus::kEnd) {
       std::printf(" at offset %llu (%s)", static_cast<unsigned long long>(rep.valid),
                   rep.error.c_str());
+    } else if (rep.valid < rep.size) {
+      // Zeros written ahead of the records (appendfsync always): the log ends before them.
+      std::printf(" (log ends at offset %llu; %llu bytes of zeros written ahead follow)",
+                  static_cast<unsigned long long>(rep.valid),
+                  static_cast<unsigned long long>(rep.size - rep.valid));
     }
     std::printf("\n");
   }

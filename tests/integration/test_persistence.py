@@ -300,6 +300,46 @@ def torn_tail_is_truncated_and_corrupt_middle_refused(t, srv):
 
 
 @case
+@hotkv_only("the zeros written ahead of the records are HotKV's file layout")
+def always_log_ends_in_zeros_after_kill9_and_loads(t, srv):
+    """With always the log file is extended with zeros ahead of its records; kill -9 leaves
+    them. hotkv-check-aof calls the log valid, the restart loads every key and cuts the
+    zeros, and a clean stop leaves files that end with their last record."""
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("always"), expect_exit=None).start()
+        c = s.client()
+        for i in range(300):
+            c.set("z:%d" % i, "v%d" % i)
+        s.stop(signal.SIGKILL)
+        files = d.log_files()
+        padded = [f for f in files if open(f, "rb").read().endswith(b"\0" * 4096)]
+        assert padded, [(f, os.path.getsize(f)) for f in files]
+        check = os.path.join(os.path.dirname(t.binary), "hotkv-check-aof")
+        out = subprocess.run([check, os.path.join(d.path, "appendonlydir")],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and "AOF is valid" in out.stdout, (out.returncode, out.stdout)
+        assert "zeros written ahead" in out.stdout, out.stdout
+        s2 = t.server(extra_args=d.args("always")).start()
+        try:
+            c2 = s2.client()
+            assert c2.dbsize() == 300
+            assert c2.get("z:299") == "v299"
+            c2.set("after", "restart")
+        finally:
+            s2.stop()
+        for f in d.log_files():
+            with open(f, "rb") as fh:
+                data = fh.read()
+            assert not data.endswith(b"\0" * 16), (f, len(data))
+        s3 = t.server(extra_args=d.args("always")).start()
+        try:
+            assert s3.client().get("after") == "restart"
+            assert s3.client().dbsize() == 301
+        finally:
+            s3.stop()
+
+
+@case
 @hotkv_only("simulates a full disk with RLIMIT_FSIZE on the server process")
 def full_disk_refuses_writes_with_misconf_then_recovers(t, srv):
     """A failing log write makes writes answer -MISCONF while reads keep working; once the

@@ -74,7 +74,7 @@ class RecordEncoder {
 
 enum class DecodeStatus {
   kOk,       // a record was decoded
-  kEnd,      // clean end of data
+  kEnd,      // clean end of data (possibly followed by zero padding)
   kTorn,     // the data ends inside a record: a write cut short by a crash
   kCorrupt,  // a complete record is damaged (bad checksum or malformed body)
 };
@@ -84,14 +84,21 @@ class RecordDecoder {
  public:
   explicit RecordDecoder(std::string_view data) : data_(data) {}
   DecodeStatus next(Record& out);
-  // Offset of the next record to decode (on kTorn/kCorrupt: of the damaged record).
+  // Offset of the next record to decode (on kTorn/kCorrupt: of the damaged record; on kEnd:
+  // the log's end, where any zero padding starts).
   size_t offset() const { return pos_; }
+  // On kEnd: bytes of zeros after the last record (see ShardLog::kPreallocChunk).
+  size_t padding() const { return padding_; }
   const std::string& error() const { return error_; }
 
  private:
   bool decode_body(std::string_view body, Record& out);
+  // True if a whole, valid record starts anywhere at or after `from` (damage classification
+  // only, so the scan's cost does not matter for a healthy log).
+  bool whole_record_after(size_t from);
   std::string_view data_;
   size_t pos_ = 0;
+  size_t padding_ = 0;
   std::string error_;
 };
 

@@ -23,8 +23,9 @@ class ShardLog {
   ~ShardLog();
 
   bool enabled() const { return fd_.load(std::memory_order_relaxed) >= 0; }
-  // Starts appending to `fd` (already positioned at its end); takes ownership. `size` is the
-  // file's current size. Closes the previous file, if any, after writing what is pending.
+  // Starts appending to `fd` (opened without O_APPEND: records are written in place at the
+  // log's end with pwrite); takes ownership. `size` is the file's current size. Closes the
+  // previous file, if any, after writing what is pending and cutting its zero tail.
   void attach(int fd, uint64_t size, FsyncPolicy policy);
   void set_policy(FsyncPolicy p) { policy_.store(p, std::memory_order_relaxed); }
   FsyncPolicy policy() const { return policy_.load(std::memory_order_relaxed); }
@@ -66,9 +67,23 @@ class ShardLog {
   uint64_t fsyncs() const { return fsyncs_.load(std::memory_order_relaxed); }
   uint64_t records() const { return records_.load(std::memory_order_relaxed); }
   bool dirty_since_sync() const { return lsn_.load() > synced_lsn_.load(); }
+  // Bytes of the current file that exist on disk: the records plus the zeros written ahead
+  // of them (owner thread).
+  uint64_t allocated() const { return allocated_; }
+
+  // With appendfsync always the file is extended ahead of the records with written zeros,
+  // this much at a time: an fdatasync then only flushes data blocks, because the file's size
+  // and block map stay the same, where an append also costs ext4 a journal commit. The
+  // loader reads a zero tail that starts at a record boundary as the end of the log.
+  static constexpr uint64_t kPreallocChunk = 1 << 20;
 
  private:
   void advance_synced(uint64_t target);
+  // Makes sure `need` more bytes fit in the zeros ahead (always only). A failure (disk full,
+  // file size limit) is not an error: the records are then appended as usual.
+  void preallocate(uint64_t need);
+  // Cuts the zero tail of `fd` (about to be closed) so the file ends with its last record.
+  void trim(int fd);
 
   std::string pending_;
   RecordEncoder encoder_;
@@ -77,7 +92,8 @@ class ShardLog {
   // everysec thread's sync never reaches a descriptor a rewrite just closed (or reused).
   std::mutex fd_mu_;
   std::atomic<FsyncPolicy> policy_{FsyncPolicy::kEverysec};
-  uint64_t file_written_ = 0;  // size of the current file
+  uint64_t file_written_ = 0;  // bytes of records in the current file
+  uint64_t allocated_ = 0;     // file_written_ plus the zeros written ahead
   std::atomic<uint64_t> lsn_{0};
   std::atomic<uint64_t> synced_lsn_{0};
   std::atomic<uint64_t> file_size_{0};

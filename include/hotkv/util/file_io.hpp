@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace hotkv {
@@ -15,5 +16,8 @@ inline bool write_fully(int fd, std::string_view data) {
   size_t done = 0;
   return write_fully(fd, data, done);
 }
+
+// The same at a given file offset (pwrite), for a file written in place.
+bool pwrite_fully(int fd, std::string_view data, uint64_t offset, size_t& done);
 
 }  // namespace hotkv

@@ -1,8 +1,10 @@
 // The log record format: every effect round-trips, a record cut at any byte is a torn tail
-// (never a corrupt middle, never a wrong record), and damage followed by more data is caught.
+// (never a corrupt middle, never a wrong record), with or without zeros written ahead of it,
+// zeros at a record boundary end the log, and damage followed by more data is caught.
 #include <catch2/catch.hpp>
 
 #include "hotkv/persist/manifest.hpp"
+#include "hotkv/persist/shard_log.hpp"
 #include "hotkv/persist/record.hpp"
 #include "hotkv/util/crc32c.hpp"
 
@@ -120,14 +122,58 @@ TEST_CASE("a last record cut at every byte offset is a torn tail", "[persist]") 
     CHECK(dec.next(r) == DecodeStatus::kTorn);
     CHECK(dec.offset() == good);
   }
-  SECTION("a zero-filled tail (file grown, data never written) is torn too") {
-    std::string padded = log.substr(0, good) + std::string(64, '\0');
-    RecordDecoder dec(padded);
-    Record r;
-    dec.next(r);
-    dec.next(r);
-    CHECK(dec.next(r) == DecodeStatus::kTorn);
-    CHECK(dec.offset() == good);
+  SECTION("cut at every byte offset inside zeros written ahead, it is a torn tail too") {
+    for (size_t cut = good + 1; cut < log.size(); ++cut) {
+      std::string padded = log.substr(0, cut) + std::string(4096, '\0');
+      RecordDecoder dec(padded);
+      Record r;
+      REQUIRE(dec.next(r) == DecodeStatus::kOk);
+      REQUIRE(dec.next(r) == DecodeStatus::kOk);
+      INFO("cut at " << cut);
+      if (log.find_first_not_of('\0', cut) == std::string::npos) {
+        // Only zeros were cut off (the record ends with an empty key): nothing is missing.
+        CHECK(dec.next(r) == DecodeStatus::kOk);
+        CHECK(dec.next(r) == DecodeStatus::kEnd);
+        CHECK(dec.offset() == log.size());
+        continue;
+      }
+      CHECK(dec.next(r) == DecodeStatus::kTorn);
+      CHECK(dec.offset() == good);
+    }
+  }
+}
+
+TEST_CASE("zeros from a record boundary on are the end of the log", "[persist]") {
+  std::string log;
+  auto records = sample_records();
+  hotkv::encode_record(records[0], log);
+  hotkv::encode_record(records[1], log);
+  size_t good = log.size();
+  std::string padded = log + std::string(hotkv::ShardLog::kPreallocChunk, '\0');
+  RecordDecoder dec(padded);
+  Record r;
+  REQUIRE(dec.next(r) == DecodeStatus::kOk);
+  REQUIRE(dec.next(r) == DecodeStatus::kOk);
+  CHECK(dec.next(r) == DecodeStatus::kEnd);
+  CHECK(dec.offset() == good);
+  CHECK(dec.padding() == hotkv::ShardLog::kPreallocChunk);
+
+  SECTION("a file of zeros holds no record") {
+    std::string zeros(100, '\0');
+    RecordDecoder empty(zeros);
+    CHECK(empty.next(r) == DecodeStatus::kEnd);
+    CHECK(empty.offset() == 0);
+    CHECK(empty.padding() == 100);
+  }
+  SECTION("but records after a run of zeros make the zeros damage in the middle") {
+    std::string holed = log + std::string(4096, '\0');
+    hotkv::encode_record(records[2], holed);
+    holed += std::string(4096, '\0');
+    RecordDecoder holes(holed);
+    REQUIRE(holes.next(r) == DecodeStatus::kOk);
+    REQUIRE(holes.next(r) == DecodeStatus::kOk);
+    CHECK(holes.next(r) == DecodeStatus::kCorrupt);
+    CHECK(holes.offset() == good);
   }
 }
 
@@ -139,8 +185,9 @@ TEST_CASE("a damaged record followed by more data is a corrupt middle", "[persis
   }
   std::string first;
   hotkv::encode_record(records[0], first);
-  // Flip one byte inside every position of the first record's body.
-  for (size_t at = hotkv::kRecordFrame; at < first.size(); ++at) {
+  // Flip one byte at every position of the first record, its length and checksum included:
+  // a damaged length must not pass for a torn tail and silently drop what follows.
+  for (size_t at = 0; at < first.size(); ++at) {
     std::string bad = log;
     bad[at] = static_cast<char>(bad[at] ^ 0x5A);
     RecordDecoder dec(bad);
