@@ -181,9 +181,14 @@ asio::awaitable<void> Server::switch_appendonly(bool on) {
     if (!err.empty()) {
       spdlog::warn("CONFIG SET appendonly {}: {}", on ? "yes" : "no", err);
     }
-    return 0;
+    return err;
   };
-  co_await engine_->run_atomic(0, engine_->all_shards(), std::move(task));
+  std::string err = co_await engine_->run_atomic(0, engine_->all_shards(), std::move(task));
+  if (on && !err.empty()) {
+    // The log could not start after all (its files, the fork of the base): CONFIG GET must
+    // not go on saying yes. The hook this calls finds the log off and changes nothing.
+    config_.set("appendonly", "no", false);
+  }
 }
 
 void Server::start_cron(size_t i) {
@@ -245,6 +250,11 @@ int Server::run() {
   config_.set_appendonly_hook([this](bool on) -> std::string {
     if (engine_->loading()) {
       return "the data set is still loading";
+    }
+    if (on) {
+      if (std::string err = persistence_->check_can_enable(); !err.empty()) {
+        return err;
+      }
     }
     asio::co_spawn(workers_[0]->io, switch_appendonly(on), asio::detached);
     return "";

@@ -150,6 +150,26 @@ std::string Persistence::prepare_directory() {
   return "";
 }
 
+std::string Persistence::check_can_enable() const {
+  Config& cfg = engine_.config();
+  std::string dir = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return "cannot create the append-only directory " + dir + ": " + ec.message();
+  }
+  // The same kind of file the log will create, created and removed at once.
+  std::string probe = dir + "/." + cfg.get_string("appendfilename") + ".probe";
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return "cannot create files in the append-only directory " + dir + ": " +
+           std::strerror(errno);
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
 std::string Persistence::load_and_open() {
   Config& cfg = engine_.config();
   if (cfg.get_string("appendonly") != "yes") {

@@ -501,6 +501,31 @@ def config_set_appendonly_switches_the_log_at_runtime(t, srv):
 
 
 @case
+def config_set_appendonly_yes_refused_when_the_log_cannot_start(t, srv):
+    """CONFIG SET appendonly yes when the log directory cannot be created answers an error
+    naming appendonly, CONFIG GET keeps saying no, and writes go on working in memory."""
+    with DataDir() as d:
+        with open(os.path.join(d.path, "blocked"), "w") as f:
+            f.write("a regular file where the log directory would go\n")
+        args = ["--appendonly", "no", "--dir", d.path, "--appenddirname", "blocked"]
+        s = t.server(extra_args=args).start()
+        try:
+            c = s.client()
+            c.set("before", "1")
+            try:
+                c.config_set("appendonly", "yes")
+                raise AssertionError("appendonly yes accepted without a usable directory")
+            except redis.ResponseError as e:
+                assert "appendonly" in str(e), e
+            assert c.config_get("appendonly") == {"appendonly": "no"}
+            assert c.set("after", "2")
+            assert c.get("before") == "1" and c.get("after") == "2"
+            assert os.path.isfile(os.path.join(d.path, "blocked"))
+        finally:
+            s.stop()
+
+
+@case
 def kill9_during_rewrite_leaves_a_loadable_log(t, srv):
     """kill -9 at random moments of rewrites of 100,000 keys while a writer runs: restart loads,
     and every acknowledged INCR is there."""

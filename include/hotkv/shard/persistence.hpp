@@ -78,6 +78,9 @@ class Persistence {
   // writes, syncs and closes every log and abandons a rewrite in progress. "" or an error.
   std::string enable_parked();
   std::string disable_parked();
+  // Any thread, shards running: whether the log directory can be created and written, so
+  // that CONFIG SET appendonly yes is refused at once rather than accepted and then failing.
+  std::string check_can_enable() const;
   // Writes and fsyncs every shard's log. REQUIRES every shard parked.
   void sync_all_parked();
 
