@@ -77,6 +77,21 @@ bool same(const Effect& x, const Effect& y) {
          (x.kind == EffectKind::kDel || x.kind == EffectKind::kFlush || x.at_ms == y.at_ms);
 }
 
+// The first two sample records, encoded: the good prefix the tail tests damage after.
+std::string first_two_records() {
+  std::string log;
+  auto records = sample_records();
+  hotkv::encode_record(records[0], log);
+  hotkv::encode_record(records[1], log);
+  return log;
+}
+
+void decode_first_two(RecordDecoder& dec) {
+  Record r;
+  REQUIRE(dec.next(r) == DecodeStatus::kOk);
+  REQUIRE(dec.next(r) == DecodeStatus::kOk);
+}
+
 }  // namespace
 
 TEST_CASE("crc32c matches the published check value", "[persist]") {
@@ -107,17 +122,13 @@ TEST_CASE("every effect kind round-trips through the record format", "[persist]"
 }
 
 TEST_CASE("a last record cut at every byte offset is a torn tail", "[persist]") {
-  std::string log;
-  auto records = sample_records();
-  hotkv::encode_record(records[0], log);
-  hotkv::encode_record(records[1], log);
+  std::string log = first_two_records();
   size_t good = log.size();
-  hotkv::encode_record(records[2], log);
+  hotkv::encode_record(sample_records()[2], log);
   for (size_t cut = good + 1; cut < log.size(); ++cut) {
     RecordDecoder dec(std::string_view(log).substr(0, cut));
+    decode_first_two(dec);
     Record r;
-    REQUIRE(dec.next(r) == DecodeStatus::kOk);
-    REQUIRE(dec.next(r) == DecodeStatus::kOk);
     INFO("cut at " << cut);
     CHECK(dec.next(r) == DecodeStatus::kTorn);
     CHECK(dec.offset() == good);
@@ -126,9 +137,8 @@ TEST_CASE("a last record cut at every byte offset is a torn tail", "[persist]") 
     for (size_t cut = good + 1; cut < log.size(); ++cut) {
       std::string padded = log.substr(0, cut) + std::string(4096, '\0');
       RecordDecoder dec(padded);
+      decode_first_two(dec);
       Record r;
-      REQUIRE(dec.next(r) == DecodeStatus::kOk);
-      REQUIRE(dec.next(r) == DecodeStatus::kOk);
       INFO("cut at " << cut);
       if (log.find_first_not_of('\0', cut) == std::string::npos) {
         // Only zeros were cut off (the record ends with an empty key): nothing is missing.
@@ -144,16 +154,12 @@ TEST_CASE("a last record cut at every byte offset is a torn tail", "[persist]") 
 }
 
 TEST_CASE("zeros from a record boundary on are the end of the log", "[persist]") {
-  std::string log;
-  auto records = sample_records();
-  hotkv::encode_record(records[0], log);
-  hotkv::encode_record(records[1], log);
+  std::string log = first_two_records();
   size_t good = log.size();
   std::string padded = log + std::string(hotkv::ShardLog::kPreallocChunk, '\0');
   RecordDecoder dec(padded);
+  decode_first_two(dec);
   Record r;
-  REQUIRE(dec.next(r) == DecodeStatus::kOk);
-  REQUIRE(dec.next(r) == DecodeStatus::kOk);
   CHECK(dec.next(r) == DecodeStatus::kEnd);
   CHECK(dec.offset() == good);
   CHECK(dec.padding() == hotkv::ShardLog::kPreallocChunk);
@@ -167,11 +173,10 @@ TEST_CASE("zeros from a record boundary on are the end of the log", "[persist]")
   }
   SECTION("but records after a run of zeros make the zeros damage in the middle") {
     std::string holed = log + std::string(4096, '\0');
-    hotkv::encode_record(records[2], holed);
+    hotkv::encode_record(sample_records()[2], holed);
     holed += std::string(4096, '\0');
     RecordDecoder holes(holed);
-    REQUIRE(holes.next(r) == DecodeStatus::kOk);
-    REQUIRE(holes.next(r) == DecodeStatus::kOk);
+    decode_first_two(holes);
     CHECK(holes.next(r) == DecodeStatus::kCorrupt);
     CHECK(holes.offset() == good);
   }
