@@ -26,6 +26,7 @@ if [[ ${HOTKV_SKIP_ASAN:-0} != 1 ]]; then
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   # The sanitized binary is several times slower: the expired-event timing bound (100 ms in the
   # optimised run) only has to show the events still arrive, not how fast.
-  export HOTKV_EXPIRED_P99_MS=2000 HOTKV_EXPIRED_LEAD_MS=30000
+  # 100,000 events expiring in one second take ~1-2 s to deliver there (p99 2066 ms seen once).
+  export HOTKV_EXPIRED_P99_MS=6000 HOTKV_EXPIRED_LEAD_MS=30000
   (cd build-asan && ctest --output-on-failure -j2 --timeout 600)
 fi

@@ -53,7 +53,7 @@ std::optional<std::string> execute_or_register(Engine& engine, Shard& shard,
   timeout_ms = req.timeout_ms;
   c->argv = std::move(req.argv);
   c->keys = waited_keys(*c->spec, c->argv);
-  engine.stats().blocked_clients.fetch_add(1, std::memory_order_relaxed);
+  engine.stats().blocked_registered.fetch_add(1, std::memory_order_relaxed);
   shard.blocking().add(c);
   if (timeout_ms > 0) {
     // In-place clients time out on their shard's thread, like every other completion of
@@ -152,7 +152,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         timeout_ms = req.timeout_ms;
         c->argv = std::move(req.argv);
         c->keys = waited_keys(*c->spec, c->argv);
-        engine->stats().blocked_clients.fetch_add(1, std::memory_order_relaxed);
+        engine->stats().blocked_registered.fetch_add(1, std::memory_order_relaxed);
         for (const std::string& k : c->keys) {
           engine->shard(engine->shard_of(k)).blocking().add(c);
         }
@@ -193,6 +193,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
     }
     blocked_ = c;
     session_.info->blocked.store(true, std::memory_order_relaxed);
+    engine_.stats().blocked_clients.fetch_add(1, std::memory_order_relaxed);
     wake_result_.reset();
     watch_disconnect();
     // In-place clients time out on their shard; several-shard ones here.
@@ -211,6 +212,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
     blocked_.reset();
     session_.info->blocked.store(false, std::memory_order_relaxed);
     engine_.stats().blocked_clients.fetch_sub(1, std::memory_order_relaxed);
+    engine_.stats().blocked_registered.fetch_sub(1, std::memory_order_relaxed);
     std::error_code ignored;
     socket_.cancel(ignored);  // the disconnect watch
     if (!c->in_place) {

@@ -46,7 +46,11 @@ struct ServerStats {
   std::atomic<uint64_t> atomic_operations{0};  // cross-shard run_atomic calls
   std::atomic<int64_t> ops_per_sec{0};
   std::atomic<int64_t> lastsave_unix{0};
-  std::atomic<int64_t> blocked_clients{0};  // clients waiting in XREAD/XREADGROUP BLOCK
+  // Blocking reads registered on a shard: writes look for readers to wake only while > 0.
+  std::atomic<int64_t> blocked_registered{0};
+  // INFO's blocked_clients: counted on the client's own thread once it waits, at the moment
+  // CLIENT UNBLOCK can reach it (a registration on another shard is one hop earlier).
+  std::atomic<int64_t> blocked_clients{0};
 };
 
 class ScriptStore;
@@ -73,7 +77,9 @@ class Engine {
   void notify_keyspace_event(uint32_t type_flag, std::string_view event, std::string_view key);
   int64_t start_unix_ms() const { return start_unix_ms_; }
   // True if some client may be blocked on keys (writes then check the shards' registries).
-  bool any_blocked() const { return stats_.blocked_clients.load(std::memory_order_relaxed) > 0; }
+  bool any_blocked() const {
+    return stats_.blocked_registered.load(std::memory_order_relaxed) > 0;
+  }
   // The time commands see. Tests point it at a manual clock so time only moves when they say.
   int64_t now_ms() const { return manual_clock_ != nullptr ? *manual_clock_ : unix_ms(); }
   void use_manual_clock(const int64_t* now_ms) {

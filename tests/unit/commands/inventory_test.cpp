@@ -673,7 +673,7 @@ TEST_CASE("An EVENTS stream receives every transition and wakes blocked readers"
   std::vector<std::string> woken;
   reader->on_wake = [&](hotkv::WakeResult r) { woken.push_back(r.reply); };
   s.engine().shard(0).blocking().add(reader);
-  s.engine().stats().blocked_clients.fetch_add(1);
+  s.engine().stats().blocked_registered.fetch_add(1);
   s.advance(1000);
   REQUIRE(s.expire_cycle() == 2);  // "o2" expires; the entry of released "o1" is stale
   s.pushes();
