@@ -27,9 +27,13 @@ std::string soldout_error(std::string_view key, int64_t available, int64_t qty) 
 }
 
 std::string owner_limit_error(std::string_view key, std::string_view owner, int64_t held,
-                              int64_t qty, int64_t limit) {
-  return "OWNERLIMIT owner '" + clip_arg(owner) + "' holds " + std::to_string(held) + " of '" +
-         clip_arg(key) + "' and asked for " + std::to_string(qty) + " more; the limit is " +
+                              int64_t bought, int64_t qty, int64_t limit) {
+  std::string has = "holds " + std::to_string(held);
+  if (bought > 0) {
+    has += " and bought " + std::to_string(bought);
+  }
+  return "OWNERLIMIT owner '" + clip_arg(owner) + "' " + has + " of '" + clip_arg(key) +
+         "' and asked for " + std::to_string(qty) + " more; the limit is " +
          std::to_string(limit);
 }
 
@@ -44,7 +48,8 @@ bool reserve_allowed_or_reply(CommandContext& ctx, std::string_view key, const I
       return false;
     case ReserveCheck::kOwnerLimit:
       ctx.error(
-          owner_limit_error(key, owner, inv.owner_held(owner), qty, inv.limits().max_per_owner));
+          owner_limit_error(key, owner, inv.owner_held(owner), inv.owner_bought(owner), qty,
+                            inv.limits().max_per_owner));
       return false;
     case ReserveCheck::kSoldOut:
       ctx.error(soldout_error(key, inv.available(), qty));

@@ -141,6 +141,20 @@ bool apply_set_total(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader&
   return true;
 }
 
+bool apply_owner_bought(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
+  int64_t units = 0;
+  if (!a.exactly(2) || !a.integer(1, units)) {
+    return false;
+  }
+  if (a.str(0).empty() || units <= 0) {
+    return a.fail("bad owner units");
+  }
+  if (Inventory* inv = existing_item(ks, e, now_ms)) {
+    inv->restore_owner_bought(a.str(0), units);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
@@ -156,6 +170,8 @@ bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::stri
       return apply_settle(ks, e, now_ms, a);
     case OpCode::kInvExtend:
       return apply_extend(ks, e, now_ms, a);
+    case OpCode::kInvOwnerBought:
+      return apply_owner_bought(ks, e, now_ms, a);
     case OpCode::kInvSetTotal:
       return apply_set_total(ks, e, now_ms, a);
     default:
@@ -190,6 +206,15 @@ void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
         .add_int(h.settled_at_ms)
         .add_int(h.purge_at_ms);
     enc.add_op(key, static_cast<uint16_t>(OpCode::kInvRestoreHold), args.views());
+    if (++since >= kEffectsPerCheckpoint) {
+      since = 0;
+      checkpoint();
+    }
+  });
+  inv.for_each_owner_bought([&](const std::string& owner, int64_t units) {
+    args.clear();
+    args.add(owner).add_int(units);
+    enc.add_op(key, static_cast<uint16_t>(OpCode::kInvOwnerBought), args.views());
     if (++since >= kEffectsPerCheckpoint) {
       since = 0;
       checkpoint();

@@ -50,6 +50,7 @@ std::unique_ptr<Inventory> Inventory::clone() const {
   out->held_ = held_;
   out->live_ = live_;
   out->owners_ = owners_;
+  out->bought_ = bought_;
   holds_.for_each([&](const std::string& id, Hold& h) { out->holds_.insert_or_assign(id, h); });
   out->check_invariant();
   return out;
@@ -64,6 +65,16 @@ int64_t Inventory::owner_held(std::string_view owner) const {
   // Debian's Abseil has its own string_view type, not std::string_view.
   auto it = owners_.find(absl::string_view(owner.data(), owner.size()));
   return it == owners_.end() ? 0 : it->second;
+}
+
+int64_t Inventory::owner_bought(std::string_view owner) const {
+  auto it = bought_.find(absl::string_view(owner.data(), owner.size()));
+  return it == bought_.end() ? 0 : it->second;
+}
+
+void Inventory::restore_owner_bought(const std::string& owner, int64_t units) {
+  HOTKV_ASSERT(!owner.empty() && units > 0);
+  bought_[owner] = units;
 }
 
 const Hold* Inventory::find_raw(std::string_view id) const { return holds_.find(id); }
@@ -82,7 +93,7 @@ ReserveCheck Inventory::check_reserve(std::string_view id, int64_t qty, std::str
     return ReserveCheck::kHoldExists;
   }
   if (limits_.max_per_owner > 0 && !owner.empty() &&
-      qty > limits_.max_per_owner - owner_held(owner)) {
+      qty > limits_.max_per_owner - owner_held(owner) - owner_bought(owner)) {
     return ReserveCheck::kOwnerLimit;
   }
   if (qty > available_) {
@@ -160,6 +171,9 @@ uint8_t Inventory::settle(std::string_view id, HoldState to, int64_t settled_at_
   held_ -= h->qty;
   if (to == HoldState::kCommitted) {
     sold_ += h->qty;
+    if (limits_.max_per_owner > 0 && !h->owner.empty()) {
+      bought_[h->owner] += h->qty;
+    }
   } else {
     available_ += h->qty;
   }
@@ -245,9 +259,24 @@ void Inventory::audit(std::vector<std::string>& out) const {
       say("owner '" + owner + "' is counted with " + n(owner_held(owner)) +
           " held but its live holds sum to " + n(qty));
     }
-    if (limits_.max_per_owner > 0 && qty > limits_.max_per_owner) {
-      say("owner '" + owner + "' holds " + n(qty) + ", above MAXPEROWNER " +
-          n(limits_.max_per_owner));
+  }
+  if (limits_.max_per_owner > 0) {
+    auto over = [&](const std::string& owner) {
+      int64_t held = by_owner.contains(owner) ? by_owner[owner] : 0;
+      int64_t bought = owner_bought(owner);
+      if (held + bought > limits_.max_per_owner) {
+        say("owner '" + owner + "' holds " + n(held) +
+            (bought > 0 ? " and bought " + n(bought) : std::string()) + ", above MAXPEROWNER " +
+            n(limits_.max_per_owner));
+      }
+    };
+    for (const auto& [owner, qty] : by_owner) {
+      over(owner);
+    }
+    for (const auto& [owner, units] : bought_) {
+      if (!by_owner.contains(owner)) {
+        over(owner);
+      }
     }
   }
   for (const auto& [owner, qty] : owners_) {
@@ -258,7 +287,10 @@ void Inventory::audit(std::vector<std::string>& out) const {
 }
 
 size_t Inventory::memory_bytes() const {
-  size_t owners = owners_.size() * (sizeof(std::string) + sizeof(int64_t) + 1);
+  size_t owners = (owners_.size() + bought_.size()) * (sizeof(std::string) + sizeof(int64_t) + 1);
+  for (const auto& [owner, units] : bought_) {
+    owners += owner.capacity();
+  }
   size_t owner_text = 0;
   holds_.for_each([&](const std::string&, Hold& h) { owner_text += h.owner.capacity(); });
   return sizeof(*this) + holds_.memory_bytes() + owners + owner_text;

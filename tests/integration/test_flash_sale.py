@@ -175,6 +175,10 @@ def inventory_lifecycle_through_redis_py(t, srv):
         assert sorted(r.call("INV.HOLDS", key, 0, "COUNT", 100)[1]) == ["o-3", "o-5"]
         assert r.call("INV.RELEASE", key, "o-3") == 1
         assert r.call("INV.RELEASE", key, "o-3") == 0
+        # alice bought her one pair: she may not reserve another, though stock is back.
+        expect_error(r.call("INV.RESERVE", key, "o-6", 1, 30000, "OWNER", "alice"),
+                     "OWNERLIMIT owner 'alice' holds 0 and bought 1 of '{shoe}:stock' and asked "
+                     "for 1 more; the limit is 1")
         expect_error(r.call("INV.COMMIT", key, "o-3"), "RELEASED hold 'o-3' was already released")
         expect_error(r.call("INV.COMMIT", key, "nope"), "NOHOLD no hold 'nope' for '{shoe}:stock'")
         assert r.call("INV.AUDIT") == [] and r.call("INV.AUDIT", key) == []

@@ -55,6 +55,8 @@ enum class OpCode : uint16_t {
   kInvSetTotal = 68,     // [total]: restock (available moves with it)
   kInvRestoreHold = 69,  // [hold, qty, owner, created_ms, expires_ms, state, settled_ms,
                          //  purge_ms]: rebuilding an item (no sold-out edge)
+  kInvOwnerBought = 70,  // [owner, units]: rebuilding an item with MAXPEROWNER (units its
+                         //  committed holds took, records purged or not)
 };
 
 inline constexpr uint16_t kStreamOpFirst = 1;

@@ -52,7 +52,7 @@ struct Hold {
 };
 
 struct InventoryLimits {
-  int64_t max_per_owner = 0;  // most units one owner may hold at once; 0: no limit
+  int64_t max_per_owner = 0;  // most units one owner may hold or have bought; 0: no limit
   int64_t max_hold_ms = 0;    // longest a hold may last from its creation; 0: no cap
   std::string events_key;     // stream that receives every transition; empty: none
 };
@@ -88,6 +88,9 @@ class Inventory {
   // Hold records of any state (live holds and settled records not yet purged).
   size_t hold_records() const { return holds_.size(); }
   int64_t owner_held(std::string_view owner) const;
+  // Units the owner's holds committed (tracked only with MAXPEROWNER, which counts them with
+  // the live holds: a customer who bought their pair cannot reserve another).
+  int64_t owner_bought(std::string_view owner) const;
   int64_t back_in_stock_threshold() const { return total_ / 100 > 1 ? total_ / 100 : 1; }
 
   // The hold as seen at now_ms: nullptr if there is none, or if it is a settled record whose
@@ -133,6 +136,17 @@ class Inventory {
   // id and, for a live hold, 0 < qty <= available.
   void restore_hold(std::string_view id, Hold h);
 
+  // Re-creates an owner's bought units when an item is rebuilt from its encoding (settled
+  // records are purged after their retention; the count is not).
+  void restore_owner_bought(const std::string& owner, int64_t units);
+  // Visits every owner with bought units: fn(const std::string& owner, int64_t units).
+  template <class F>
+  void for_each_owner_bought(F&& fn) const {
+    for (const auto& [owner, units] : bought_) {
+      fn(owner, units);
+    }
+  }
+
   // Visits every hold record: fn(const std::string& id, const Hold&).
   template <class F>
   void for_each(F&& fn) const {
@@ -147,7 +161,8 @@ class Inventory {
   }
 
   // Full consistency check, O(holds): the invariant, non-negative counters, held equal to the
-  // sum of live holds, per-owner sums, the live count. Appends one text per violation.
+  // sum of live holds, per-owner sums and limits, the live count. Appends one text per
+  // violation.
   void audit(std::vector<std::string>& out) const;
 
   size_t memory_bytes() const;
@@ -169,6 +184,7 @@ class Inventory {
   // holds, so nothing is changed through them.
   mutable Dict<Hold> holds_;
   absl::flat_hash_map<std::string, int64_t> owners_;  // owner -> units in its live holds
+  absl::flat_hash_map<std::string, int64_t> bought_;  // owner -> units committed (MAXPEROWNER)
 };
 
 }  // namespace hotkv

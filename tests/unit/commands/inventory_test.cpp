@@ -191,6 +191,43 @@ TEST_CASE("INV.RESERVE answers sold out owner limit and existing hold distinctly
   CHECK(counts(s, "item") == Counts{3, 0, 3, 0, 2});
 }
 
+TEST_CASE("MAXPEROWNER counts what an owner bought, through purges and rebuilds",
+          "[inventory]") {
+  TestServer s;
+  REQUIRE(s.run({"INV.CREATE", "item", "10", "MAXPEROWNER", "1"}) == kOk);
+  REQUIRE(s.run({"INV.RESERVE", "item", "h1", "1", "1000", "OWNER", "alice"}) == integer(9));
+  REQUIRE(s.run({"INV.COMMIT", "item", "h1"}) == integer(1));
+  // One pair per customer: the pair alice paid for still counts against her.
+  std::string refused =
+      error("OWNERLIMIT owner 'alice' holds 0 and bought 1 of 'item' and asked for 1 more; the "
+            "limit is 1");
+  CHECK(s.run({"INV.RESERVE", "item", "h2", "1", "1000", "OWNER", "alice"}) == refused);
+  // Units given back do not count: a release and an expiry leave the owner free again.
+  REQUIRE(s.run({"INV.RESERVE", "item", "h3", "1", "1000", "OWNER", "bob"}) == integer(8));
+  REQUIRE(s.run({"INV.RELEASE", "item", "h3"}) == integer(1));
+  REQUIRE(s.run({"INV.RESERVE", "item", "h4", "1", "500", "OWNER", "bob"}) == integer(8));
+  s.advance(600);
+  REQUIRE(s.expire_cycle() == 1);
+  CHECK(s.run({"INV.RESERVE", "item", "h5", "1", "1000", "OWNER", "bob"}) == integer(8));
+  // The committed record is purged after its retention; the count stays.
+  s.advance(700'000);
+  s.expire_cycle();
+  REQUIRE(s.run({"INV.HOLD", "item", "h1"}).find("committed") == std::string::npos);
+  CHECK(s.run({"INV.RESERVE", "item", "h6", "1", "1000", "OWNER", "alice"}) == refused);
+  CHECK(s.run({"INV.AUDIT", "item"}) == "*0\r\n");
+  // A rebuilt item (the rewrite, COPY, RENAME) keeps it too.
+  std::string buf = hotkv::test::encode_key(s, "item", nullptr);
+  TestServer b;
+  b.advance(s.now() - b.now());
+  replay(buf, b);
+  CHECK(b.run({"INV.RESERVE", "item", "h7", "1", "1000", "OWNER", "alice"}) == refused);
+  CHECK(b.run({"INV.RESERVE", "item", "h7", "1", "1000", "OWNER", "carol"}) == integer(8));
+  REQUIRE(s.run({"COPY", "item", "copy"}) == integer(1));
+  CHECK(s.run({"INV.RESERVE", "copy", "h8", "1", "1000", "OWNER", "alice"}) ==
+        error("OWNERLIMIT owner 'alice' holds 0 and bought 1 of 'copy' and asked for 1 more; "
+              "the limit is 1"));
+}
+
 TEST_CASE("A retried INV.RESERVE never takes a second unit", "[inventory]") {
   TestServer s;
   REQUIRE(s.run({"INV.CREATE", "item", "5"}) == kOk);
