@@ -138,28 +138,33 @@ uint64_t Persistence::current_size() const {
   return total + base_size_;
 }
 
-std::string Persistence::prepare_directory() {
+std::string Persistence::configured_directory() const {
   Config& cfg = engine_.config();
-  dir_path_ = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
-  prefix_ = cfg.get_string("appendfilename");
-  std::error_code ec;
-  std::filesystem::create_directories(dir_path_, ec);
-  if (ec) {
-    return "cannot create the append-only directory " + dir_path_ + ": " + ec.message();
-  }
-  return "";
+  return cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
 }
 
-std::string Persistence::check_can_enable() const {
-  Config& cfg = engine_.config();
-  std::string dir = cfg.get_string("dir") + "/" + cfg.get_string("appenddirname");
+std::string Persistence::create_directory(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return "cannot create the append-only directory " + dir + ": " + ec.message();
   }
+  return "";
+}
+
+std::string Persistence::prepare_directory() {
+  dir_path_ = configured_directory();
+  prefix_ = engine_.config().get_string("appendfilename");
+  return create_directory(dir_path_);
+}
+
+std::string Persistence::check_can_enable() const {
+  std::string dir = configured_directory();
+  if (std::string err = create_directory(dir); !err.empty()) {
+    return err;
+  }
   // The same kind of file the log will create, created and removed at once.
-  std::string probe = dir + "/." + cfg.get_string("appendfilename") + ".probe";
+  std::string probe = dir + "/." + engine_.config().get_string("appendfilename") + ".probe";
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     return "cannot create files in the append-only directory " + dir + ": " +

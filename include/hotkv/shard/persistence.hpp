@@ -90,6 +90,10 @@ class Persistence {
  private:
   // Sets dir_path_ and prefix_ from the configuration and creates the directory. "" or why not.
   std::string prepare_directory();
+  // `dir`/`appenddirname` as configured now.
+  std::string configured_directory() const;
+  // Creates `dir` (and its parents) if missing. "" or why not.
+  static std::string create_directory(const std::string& dir);
   std::string start_rewrite_parked();
   void abandon_rewrite();
   std::string replay_segment(const ManifestSegment& seg, const std::string& txn_incomplete_hint);

@@ -52,11 +52,13 @@ struct TempFile {
   }
 };
 
-void log_puts(ShardLog& log, int from, int to) {
+// One group: SETs of k<from>..k<to-1>, then the flush a reply pass would do.
+void log_group(ShardLog& log, int from, int to) {
   for (int i = from; i < to; ++i) {
     log.record().add_put_string("k" + std::to_string(i), std::string(100, 'v'), -1);
     log.end_record(0, 1);
   }
+  REQUIRE(log.flush());
 }
 
 // Decodes `data`; returns the keys in order and checks the log ends cleanly at `end`.
@@ -82,8 +84,7 @@ TEST_CASE("appendfsync always writes zeros ahead and its records in place", "[pe
   {
     ShardLog log;
     log.attach(f.open_for_log(), 0, FsyncPolicy::kAlways);
-    log_puts(log, 0, 10);
-    REQUIRE(log.flush());
+    log_group(log, 0, 10);
     uint64_t end = log.file_size();
     CHECK(end == log.lsn());
     CHECK(log.synced_lsn() == end);
@@ -91,8 +92,7 @@ TEST_CASE("appendfsync always writes zeros ahead and its records in place", "[pe
     CHECK(f.size() == log.allocated());
     // A second group goes where the first ended, inside the zeros: the file does not grow.
     uint64_t allocated = log.allocated();
-    log_puts(log, 10, 20);
-    REQUIRE(log.flush());
+    log_group(log, 10, 20);
     CHECK(log.allocated() == allocated);
     CHECK(f.size() == allocated);
     // What a crash would leave: the records, then zeros that read as the end of the log.
@@ -103,11 +103,9 @@ TEST_CASE("appendfsync always writes zeros ahead and its records in place", "[pe
     CHECK(keys.back() == "k19");
     // Running past the zeros extends them again.
     while (log.file_size() + 2000 < allocated) {
-      log_puts(log, 0, 10);
-      REQUIRE(log.flush());
+      log_group(log, 0, 10);
     }
-    log_puts(log, 0, 30);
-    REQUIRE(log.flush());
+    log_group(log, 0, 30);
     CHECK(log.allocated() > allocated);
     CHECK(log.allocated() >= log.file_size() + ShardLog::kPreallocChunk);
   }
@@ -122,23 +120,20 @@ TEST_CASE("a file switch cuts the old file's zeros and continues at the new one'
   TempFile b;
   ShardLog log;
   log.attach(a.open_for_log(), 0, FsyncPolicy::kAlways);
-  log_puts(log, 0, 5);
-  REQUIRE(log.flush());
+  log_group(log, 0, 5);
   uint64_t a_end = log.file_size();
   REQUIRE(a.size() > a_end);
   // The new file already holds records of its own (a restart appending to its last file).
   {
     ShardLog first;
     first.attach(b.open_for_log(), 0, FsyncPolicy::kNo);
-    log_puts(first, 100, 103);
-    REQUIRE(first.flush());
+    log_group(first, 100, 103);
   }
   uint64_t b_start = b.size();
   log.attach(b.open_for_log(), b_start, FsyncPolicy::kAlways);
   CHECK(a.size() == a_end);
   CHECK(log.synced_lsn() == log.lsn());
-  log_puts(log, 5, 8);
-  REQUIRE(log.flush());
+  log_group(log, 5, 8);
   auto keys = keys_in(b.read(), log.file_size());
   REQUIRE(keys.size() == 6);
   CHECK(keys[0] == "k100");
@@ -150,8 +145,7 @@ TEST_CASE("everysec and no append without zeros", "[persist]") {
     TempFile f;
     ShardLog log;
     log.attach(f.open_for_log(), 0, p);
-    log_puts(log, 0, 10);
-    REQUIRE(log.flush());
+    log_group(log, 0, 10);
     CHECK(f.size() == log.file_size());
     CHECK(log.allocated() == log.file_size());
     CHECK(keys_in(f.read(), log.file_size()).size() == 10);
