@@ -345,7 +345,11 @@ asio::awaitable<bool> Connection::process_input() {
       continue;
     }
 
-    co_await flush_remote();
+    // Checked here rather than only inside: every local command passes this point, and
+    // entering the coroutine costs a frame even when there is nothing to flush.
+    if (!remote_batch_.empty()) {
+      co_await flush_remote();
+    }
     size_t mark = out_.size();
     if ((spec->flags & kBlocking) != 0) {
       out_ += co_await run_blocking(*spec, route);

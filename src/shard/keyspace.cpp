@@ -1,6 +1,8 @@
 // Keyspace lookups with lazy expiry plus the active expiry driven by the timing wheel.
 #include "hotkv/shard/keyspace.hpp"
 
+#include <array>
+
 #include "hotkv/types/inventory.hpp"
 
 namespace hotkv {
@@ -50,14 +52,12 @@ void Keyspace::schedule_item(std::string_view key, const Value& v) {
 }
 
 void Keyspace::schedule_hold(std::string_view key, std::string_view hold_id, int64_t at_ms) {
-  std::string entry;
-  entry.reserve(4 + key.size() + hold_id.size());
-  auto len = static_cast<uint32_t>(key.size());
-  for (int i = 0; i < 4; ++i) {
-    entry.push_back(static_cast<char>((len >> (8 * i)) & 0xff));
+  std::array<char, 4> len{};
+  auto size = static_cast<uint32_t>(key.size());
+  for (size_t i = 0; i < len.size(); ++i) {
+    len[i] = static_cast<char>((size >> (8 * i)) & 0xff);
   }
-  entry.append(key).append(hold_id);
-  holds_wheel_.schedule(std::move(entry), at_ms);
+  holds_wheel_.schedule({std::string_view(len.data(), len.size()), key, hold_id}, at_ms);
   if (on_schedule_) {
     on_schedule_(at_ms);
   }
@@ -73,7 +73,7 @@ void Keyspace::set_expire(std::string_view key, Value& v, int64_t at_ms) {
   if (at_ms != kNoExpiry) {
     // Old wheel entries for this key are not cancelled: when one fires, expire_due compares it
     // with the key's current deadline and ignores it if they differ.
-    wheel_.schedule(std::string(key), at_ms);
+    wheel_.schedule(key, at_ms);
     if (on_schedule_) {
       on_schedule_(at_ms);
     }

@@ -17,6 +17,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
+#include <new>
+#include <type_traits>
 #include <utility>
 
 #include "hotkv/util/assert.hpp"
@@ -100,8 +103,34 @@ void TimingWheel::steal(TimingWheel& other) {
   size_ = std::exchange(other.size_, 0);
 }
 
-void TimingWheel::schedule(std::string key, int64_t deadline_ms) {
-  auto n = std::make_unique<Node>(Node{nullptr, deadline_ms, std::move(key)});
+TimingWheel::Node* TimingWheel::Node::make(std::initializer_list<std::string_view> key_parts,
+                                           int64_t deadline_ms) {
+  size_t size = 0;
+  for (std::string_view part : key_parts) {
+    size += part.size();
+  }
+  void* memory = ::operator new(sizeof(Node) + size);
+  auto* n = new (memory) Node{nullptr, deadline_ms, size};
+  char* out = reinterpret_cast<char*>(n + 1);
+  for (std::string_view part : key_parts) {
+    std::memcpy(out, part.data(), part.size());
+    out += part.size();
+  }
+  return n;
+}
+
+void TimingWheel::Node::destroy(Node* n) {
+  static_assert(std::is_trivially_destructible_v<Node>);
+  ::operator delete(n);
+}
+
+void TimingWheel::schedule(std::string_view key, int64_t deadline_ms) {
+  schedule({key}, deadline_ms);
+}
+
+void TimingWheel::schedule(std::initializer_list<std::string_view> key_parts,
+                           int64_t deadline_ms) {
+  NodePtr n(Node::make(key_parts, deadline_ms));
   if (to_biased(deadline_ms) <= now_) {
     push_due(n.get());  // may throw (late_ growth) before taking ownership
     n.release();
@@ -204,7 +233,7 @@ void TimingWheel::collect_until(int64_t now_ms) {
   }
 }
 
-std::unique_ptr<TimingWheel::Node> TimingWheel::pop_due(int64_t now_ms) {
+TimingWheel::NodePtr TimingWheel::pop_due(int64_t now_ms) {
   const Node* queued = due_.head;
   const Node* late = late_.empty() ? nullptr : late_.front();
   const bool take_late =
@@ -223,7 +252,7 @@ std::unique_ptr<TimingWheel::Node> TimingWheel::pop_due(int64_t now_ms) {
     n = due_.pop_front();
   }
   --size_;
-  return std::unique_ptr<Node>(n);
+  return NodePtr(n);
 }
 
 size_t TimingWheel::due_backlog(int64_t now_ms) const {
@@ -292,7 +321,7 @@ void TimingWheel::clear() {
 void TimingWheel::free_all() {
   auto free_list = [](List& list) {
     while (Node* n = list.pop_front()) {
-      delete n;
+      Node::destroy(n);
     }
   };
   for (auto& level : slots_) {
@@ -303,7 +332,7 @@ void TimingWheel::free_all() {
   free_list(overflow_);
   free_list(due_);
   for (Node* n : late_) {
-    delete n;
+    Node::destroy(n);
   }
   late_.clear();
 }

@@ -26,6 +26,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,7 +50,9 @@ class TimingWheel {
   // Schedules `key` to fire at `deadline_ms`. A deadline at or before the wheel's current time
   // (the latest now_ms passed to advance, or the constructor) fires at the next advance().
   // The same key may be scheduled several times; each entry fires once.
-  void schedule(std::string key, int64_t deadline_ms);
+  void schedule(std::string_view key, int64_t deadline_ms);
+  // The same with the key given in pieces that are joined (one allocation, no temporary).
+  void schedule(std::initializer_list<std::string_view> key_parts, int64_t deadline_ms);
 
   // Fires entries whose deadline <= now_ms, calling on_expire(std::string_view key,
   // int64_t deadline_ms) in non-decreasing deadline order, and returns how many fired. Stops
@@ -83,11 +86,21 @@ class TimingWheel {
   static constexpr int kSlotBits = 6;
   static constexpr int kSlots = 1 << kSlotBits;
 
+  // One allocation per entry: the key's bytes follow the node (an entry is made for every
+  // key with a TTL and every hold, so a second allocation for the key showed in profiles).
   struct Node {
     Node* next;
     int64_t deadline_ms;
-    std::string key;
+    size_t key_size;
+
+    std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), key_size}; }
+    static Node* make(std::initializer_list<std::string_view> key_parts, int64_t deadline_ms);
+    static void destroy(Node* n);
   };
+  struct NodeDeleter {
+    void operator()(Node* n) const { Node::destroy(n); }
+  };
+  using NodePtr = std::unique_ptr<Node, NodeDeleter>;
 
   // Singly linked FIFO with O(1) append and splice; `count` makes splicing keep sizes exact.
   struct List {
@@ -108,7 +121,7 @@ class TimingWheel {
   // now_ms into the due queue in deadline order.
   void collect_until(int64_t now_ms);
   // Detaches and returns the earliest due entry if its deadline <= now_ms, else nullptr.
-  std::unique_ptr<Node> pop_due(int64_t now_ms);
+  NodePtr pop_due(int64_t now_ms);
   // Files a node with deadline > now_ at its level and slot, or in the overflow list.
   void place(Node* n);
   // Appends a node with deadline <= now_ to the due queue, keeping it in deadline order.
@@ -136,12 +149,12 @@ size_t TimingWheel::advance(int64_t now_ms, size_t max_items, F&& on_expire) {
   collect_until(now_ms);
   size_t fired = 0;
   while (fired < max_items) {
-    std::unique_ptr<Node> n = pop_due(now_ms);
+    NodePtr n = pop_due(now_ms);
     if (n == nullptr) {
       break;
     }
     ++fired;
-    on_expire(std::string_view(n->key), n->deadline_ms);
+    on_expire(n->key(), n->deadline_ms);
   }
   return fired;
 }
