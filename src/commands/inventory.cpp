@@ -238,11 +238,31 @@ void cmd_inv_reserve(CommandContext& ctx) {
   ctx.reply.integer(inv->available());
 }
 
-// INV.MRESERVE hold_id ttl_ms key qty [key qty ...]: one hold id on every item, all or
-// nothing. Keys may live on several shards (the dispatcher then parks them all); every item is
-// checked before any is changed. Replies the units available afterwards, per key.
+// Where INV.MRESERVE's cart starts: after "OWNER id" when the fourth argument is OWNER and a
+// cart line follows it, else right after ttl_ms. So an item named OWNER can still be reserved
+// alone, or anywhere but first in a longer cart.
+size_t mreserve_cart_start(std::span<const std::string_view> argv) {
+  constexpr size_t kAfterTtl = 3;
+  if (argv.size() >= kAfterTtl + 4 && strcasecmp_view(argv[kAfterTtl], "OWNER")) {
+    return kAfterTtl + 2;
+  }
+  return kAfterTtl;
+}
+
+// INV.MRESERVE's keys: every other argument from the cart's start.
+void mreserve_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
+  for (size_t i = mreserve_cart_start(argv); i + 1 < argv.size(); i += 2) {
+    out.push_back(i);
+  }
+}
+
+// INV.MRESERVE hold_id ttl_ms [OWNER id] key qty [key qty ...]: one hold id on every item, all
+// or nothing. Keys may live on several shards (the dispatcher then parks them all); every item
+// is checked (stock, the hold id, the owner's MAXPEROWNER on that item) before any is changed.
+// Replies the units available afterwards, per key.
 void cmd_inv_mreserve(CommandContext& ctx) {
-  if ((ctx.argc() - 3) % 2 != 0) {
+  const size_t start = mreserve_cart_start(ctx.argv);
+  if ((ctx.argc() - start) % 2 != 0) {
     ctx.wrong_arity();
     return;
   }
@@ -251,13 +271,21 @@ void cmd_inv_mreserve(CommandContext& ctx) {
   if (!ttl_arg_or_reply(ctx, 2, ttl)) {
     return;
   }
+  std::string_view owner;
+  if (start > 3) {
+    owner = ctx.arg(4);
+    if (owner.empty()) {
+      ctx.error("ERR OWNER must not be empty");
+      return;
+    }
+  }
   struct Line {
     std::string_view key;
     int64_t qty;
     Inventory* inv;
   };
   std::vector<Line> cart;
-  for (size_t i = 3; i < ctx.argc(); i += 2) {
+  for (size_t i = start; i < ctx.argc(); i += 2) {
     Line line{ctx.arg(i), 0, nullptr};
     if (!qty_arg_or_reply(ctx, i + 1, line.qty)) {
       return;
@@ -276,12 +304,12 @@ void cmd_inv_mreserve(CommandContext& ctx) {
   }
   for (Line& line : cart) {
     if (!existing_inventory_or_reply(ctx, line.key, line.inv) ||
-        !reserve_allowed_or_reply(ctx, line.key, *line.inv, id, line.qty, {})) {
+        !reserve_allowed_or_reply(ctx, line.key, *line.inv, id, line.qty, owner)) {
       return;
     }
   }
   for (Line& line : cart) {
-    reserve_hold(ctx, line.key, *line.inv, id, line.qty, {},
+    reserve_hold(ctx, line.key, *line.inv, id, line.qty, owner,
                  line.inv->hold_deadline(ctx.now_ms, ttl));
   }
   ctx.reply.array(cart.size());
@@ -357,7 +385,7 @@ void register_inventory(Table& t) {
   t.add({"INV.GET",       2, kReadOnly | kFast, keys(1, 1, 1), cmd_inv_get, "inventory", "INV.GET key", "Returns an item's total, available, held and sold units and its number of live holds."});
   t.add({"INV.RESTOCK",   3, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_inv_restock, "inventory", "INV.RESTOCK key delta", "Adds (or with a negative delta removes) units; the total never drops below held + sold. Returns the new total."});
   t.add({"INV.RESERVE",  -5, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_inv_reserve, "inventory", "INV.RESERVE key hold_id qty ttl_ms [OWNER id]", "Atomically takes qty available units into a hold that returns them by itself after ttl_ms. Returns the units left."});
-  t.add({"INV.MRESERVE", -5, kWrite | kDenyOom, keys(3, -2, 2), cmd_inv_mreserve, "inventory", "INV.MRESERVE hold_id ttl_ms key qty [key qty ...]", "Reserves a multi-item cart under one hold id, all or nothing, across shards. Returns the units left per item."});
+  t.add({"INV.MRESERVE", -5, kWrite | kDenyOom, key_finder(3, -2, 2, mreserve_keys), cmd_inv_mreserve, "inventory", "INV.MRESERVE hold_id ttl_ms [OWNER id] key qty [key qty ...]", "Reserves a multi-item cart under one hold id (and owner), all or nothing, across shards. Returns the units left per item."});
   t.add({"INV.COMMIT",    3, kWrite | kFast, keys(1, 1, 1), cmd_inv_commit, "inventory", "INV.COMMIT key hold_id", "Sells a held hold's units (1), or says it already did (0); -EXPIRED/-RELEASED if the hold ended otherwise."});
   t.add({"INV.RELEASE",   3, kWrite | kFast, keys(1, 1, 1), cmd_inv_release, "inventory", "INV.RELEASE key hold_id", "Returns a held hold's units to available (1), or says it already did (0); -EXPIRED/-COMMITTED if it ended otherwise."});
   t.add({"INV.EXTEND",    4, kWrite | kFast, keys(1, 1, 1), cmd_inv_extend, "inventory", "INV.EXTEND key hold_id ttl_ms", "Moves a held hold's deadline to now + ttl_ms, capped by MAXHOLD from its creation. Returns the milliseconds left."});

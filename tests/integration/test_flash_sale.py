@@ -193,6 +193,26 @@ def inventory_lifecycle_through_redis_py(t, srv):
     c.close()
 
 
+@case
+@hotkv_only("INV.* is HotKV's own")
+def cart_with_owner_keeps_one_pair_per_customer(t, srv):
+    """INV.MRESERVE OWNER: a cart over two items, each item's MAXPEROWNER
+    checked for the whole cart; a refused cart changes nothing."""
+    shoe, sock = "cart:shoe", "cart:sock"
+    with srv.raw() as r:
+        assert r.call("INV.CREATE", shoe, 5, "MAXPEROWNER", 1) == "OK"
+        assert r.call("INV.CREATE", sock, 5, "MAXPEROWNER", 4) == "OK"
+        assert r.call("INV.MRESERVE", "c-1", 60000, "OWNER", "dave", shoe, 1, sock, 2) == [4, 3]
+        assert r.call("INV.HOLD", sock, "c-1")[5] == "dave"
+        expect_error(r.call("INV.MRESERVE", "c-2", 60000, "OWNER", "dave", sock, 1, shoe, 1),
+                     "OWNERLIMIT owner 'dave' holds 1 of 'cart:shoe' and asked for 1 more; "
+                     "the limit is 1")
+        assert inv_get(r, sock) == {"total": 5, "available": 3, "held": 2, "sold": 0,
+                                    "holds": 1}
+        assert r.call("INV.MRESERVE", "c-2", 60000, "OWNER", "erin", sock, 1, shoe, 1) == [2, 3]
+        assert r.call("INV.AUDIT") == []
+
+
 # ----------------------------------------------------------------------------------------------
 # 10,000 shoppers, 500 units.
 

@@ -575,6 +575,44 @@ TEST_CASE("INV.MRESERVE is routed atomically when its keys span shards", "[inven
   CHECK(route.shards.size() == 2);
 }
 
+TEST_CASE("INV.MRESERVE OWNER applies each item's MAXPEROWNER to the whole cart", "[inventory]") {
+  TestServer s(4);
+  REQUIRE(s.run({"INV.CREATE", "shoe", "10", "MAXPEROWNER", "1"}) == kOk);
+  REQUIRE(s.run({"INV.CREATE", "sock", "10", "MAXPEROWNER", "3"}) == kOk);
+  REQUIRE(s.run({"INV.CREATE", "OWNER", "10"}) == kOk);  // an item may be called OWNER
+  const hotkv::CommandSpec* spec = s.engine().table().find("INV.MRESERVE");
+  REQUIRE(spec != nullptr);
+  std::vector<size_t> idx;
+  std::vector<std::string_view> with_owner{"INV.MRESERVE", "h", "1000", "owner", "ann",
+                                           "shoe",         "1", "sock", "2"};
+  REQUIRE(hotkv::Table::key_indexes(*spec, with_owner, idx));
+  CHECK(idx == std::vector<size_t>{5, 7});
+
+  CHECK(s.run({"INV.MRESERVE", "c1", "60000", "OWNER", "ann", "shoe", "1", "sock", "2"}) ==
+        "*2\r\n" + integer(9) + integer(8));
+  // A second cart would give ann a second shoe: refused, and the socks stay where they are.
+  CHECK(s.run({"INV.MRESERVE", "c2", "60000", "OWNER", "ann", "sock", "1", "shoe", "1"}) ==
+        error("OWNERLIMIT owner 'ann' holds 1 of 'shoe' and asked for 1 more; the limit is 1"));
+  CHECK(counts(s, "sock") == Counts{10, 8, 2, 0, 1});
+  // Once paid, the shoe still counts against ann; another owner is not limited by her.
+  CHECK(s.run({"INV.COMMIT", "shoe", "c1"}) == integer(1));
+  CHECK(s.run({"INV.MRESERVE", "c3", "60000", "OWNER", "ann", "shoe", "1"}) ==
+        error("OWNERLIMIT owner 'ann' holds 0 and bought 1 of 'shoe' and asked for 1 more; the "
+              "limit is 1"));
+  CHECK(s.run({"INV.MRESERVE", "c3", "60000", "OWNER", "bob", "shoe", "1"}) ==
+        "*1\r\n" + integer(8));
+
+  // "OWNER" with no cart line after its value is the item of that name.
+  CHECK(s.run({"INV.MRESERVE", "c4", "60000", "OWNER", "2"}) == "*1\r\n" + integer(8));
+  CHECK(s.run({"INV.MRESERVE", "c5", "60000", "sock", "1", "OWNER", "1"}) ==
+        "*2\r\n" + integer(7) + integer(7));
+  CHECK(s.run({"INV.MRESERVE", "c6", "60000", "OWNER", "", "sock", "1"}) ==
+        error("ERR OWNER must not be empty"));
+  CHECK(s.run({"INV.MRESERVE", "c6", "60000", "OWNER", "ann", "sock"}) ==
+        error("ERR wrong number of arguments for 'inv.mreserve' command"));
+  CHECK(s.run({"INV.AUDIT"}) == "*0\r\n");
+}
+
 TEST_CASE("INV.AUDIT is empty for healthy items and names every violation", "[inventory]") {
   TestServer s(4);
   REQUIRE(s.run({"INV.CREATE", "a", "10", "MAXPEROWNER", "2"}) == kOk);
