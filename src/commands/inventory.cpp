@@ -69,7 +69,7 @@ bool positive_option_or_reply(CommandContext& ctx, size_t i, const char* name, i
   return true;
 }
 
-// INV.CREATE key total [MAXPEROWNER n] [MAXHOLD ms] [EVENTS stream_key]
+// INV.CREATE key total [MAXPEROWNER n] [MAXHOLD ms] [EVENTS stream_key [MAXEVENTS n]]
 void cmd_inv_create(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   int64_t total = 0;
@@ -98,12 +98,20 @@ void cmd_inv_create(CommandContext& ctx) {
       }
     } else if (strcasecmp_view(opt, "EVENTS")) {
       limits.events_key = std::string(ctx.arg(i));
+    } else if (strcasecmp_view(opt, "MAXEVENTS")) {
+      if (!positive_option_or_reply(ctx, i, "MAXEVENTS", limits.max_events)) {
+        return;
+      }
     } else {
       ctx.error(err::kSyntax);
       return;
     }
   }
   const std::string& events = limits.events_key;
+  if (limits.max_events > 0 && events.empty()) {
+    ctx.error("ERR MAXEVENTS needs an EVENTS stream");
+    return;
+  }
   if (!events.empty()) {
     if (events == key) {
       ctx.error("ERR the EVENTS stream must be another key than the item");
@@ -139,6 +147,9 @@ void cmd_inv_create(CommandContext& ctx) {
         .add_int(item.limits().max_per_owner)
         .add_int(item.limits().max_hold_ms)
         .add(item.limits().events_key);
+    if (item.limits().max_events > 0) {
+      args.add_int(item.limits().max_events);  // older logs end at events_key
+    }
     ctx.log_op(key, OpCode::kInvCreate, args.views());
   }
   publish_item_event(ctx, key, item, "inv.created");
@@ -381,7 +392,7 @@ void audit_keys(std::span<const std::string_view> argv, std::vector<size_t>& out
 
 void register_inventory(Table& t) {
   // clang-format off
-  t.add({"INV.CREATE",   -3, kWrite | kDenyOom | kFast, key_finder(1, 1, 1, create_keys), cmd_inv_create, "inventory", "INV.CREATE key total [MAXPEROWNER n] [MAXHOLD ms] [EVENTS stream_key]", "Creates a stock item with `total` units available; optional per-owner hold limit, longest hold and event stream (same hash slot)."});
+  t.add({"INV.CREATE",   -3, kWrite | kDenyOom | kFast, key_finder(1, 1, 1, create_keys), cmd_inv_create, "inventory", "INV.CREATE key total [MAXPEROWNER n] [MAXHOLD ms] [EVENTS stream_key [MAXEVENTS n]]", "Creates a stock item with `total` units available; optional per-owner limit, longest hold and event stream (same hash slot, trimmed to about MAXEVENTS entries)."});
   t.add({"INV.GET",       2, kReadOnly | kFast, keys(1, 1, 1), cmd_inv_get, "inventory", "INV.GET key", "Returns an item's total, available, held and sold units and its number of live holds."});
   t.add({"INV.RESTOCK",   3, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_inv_restock, "inventory", "INV.RESTOCK key delta", "Adds (or with a negative delta removes) units; the total never drops below held + sold. Returns the new total."});
   t.add({"INV.RESERVE",  -5, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_inv_reserve, "inventory", "INV.RESERVE key hold_id qty ttl_ms [OWNER id]", "Atomically takes qty available units into a hold that returns them by itself after ttl_ms. Returns the units left."});

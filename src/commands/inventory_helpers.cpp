@@ -11,6 +11,7 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/op_args.hpp"
@@ -179,6 +180,13 @@ void publish(CommandContext& ctx, std::string_view key, const Inventory& inv, co
       args.add(f);
     }
     ctx.log_op(skey, OpCode::kStreamAdd, args.views());
+  }
+  // MAXEVENTS trims as XADD MAXLEN ~ does: whole nodes only, so a trim (and its log record)
+  // happens once per node's worth of events, and at least max_events entries stay.
+  const int64_t keep = inv.limits().max_events;
+  if (keep > 0 && s->length() > static_cast<size_t>(keep) &&
+      s->trim_maxlen(static_cast<uint64_t>(keep), true, 100 * Stream::kNodeEntries) > 0) {
+    log_trim(ctx, skey, *s);
   }
   ctx.notify(kNotifyStream, "xadd", skey);
   wake_stream_readers(ctx, skey);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -198,6 +199,28 @@ void reply_help(CommandContext& ctx, std::span<const char* const> lines) {
   }
   ctx.reply.simple("HELP");
   ctx.reply.simple("    Print this help.");
+}
+
+// Logs a trim's effect: every entry before the first remaining one is gone.
+void log_trim(CommandContext& ctx, std::string_view key, const Stream& s) {
+  if (!ctx.logging(key)) {
+    return;
+  }
+  OpArgs args;
+  std::optional<StreamId> first = s.first_entry_id();
+  StreamId before = first ? *first : s.last_id();
+  if (first || before.increment()) {
+    ctx.log_op(key, OpCode::kStreamTrimBefore, args.add(before).views());
+    return;
+  }
+  // Emptied, and the last id is the largest possible one: only an entry with that very id can
+  // survive "trim before max", so delete it and restore the counters the delete touched.
+  ctx.log_op(key, OpCode::kStreamTrimBefore, args.add(before).views());
+  args.clear();
+  ctx.log_op(key, OpCode::kStreamDelete, args.add(before).views());
+  args.clear();
+  args.add(s.last_id()).add_int(static_cast<int64_t>(s.entries_added())).add(s.max_deleted_id());
+  ctx.log_op(key, OpCode::kStreamSetMeta, args.views());
 }
 
 }  // namespace hotkv

@@ -121,28 +121,6 @@ size_t apply_trim(Stream& s, const TrimArgs& a) {
   return 0;
 }
 
-// Logs a trim's effect: every entry before the first remaining one is gone.
-void log_trim(CommandContext& ctx, std::string_view key, const Stream& s) {
-  if (!ctx.logging(key)) {
-    return;
-  }
-  OpArgs args;
-  std::optional<StreamId> first = s.first_entry_id();
-  StreamId before = first ? *first : s.last_id();
-  if (first || before.increment()) {
-    ctx.log_op(key, OpCode::kStreamTrimBefore, args.add(before).views());
-    return;
-  }
-  // Emptied, and the last id is the largest possible one: only an entry with that very id can
-  // survive "trim before max", so delete it and restore the counters the delete touched.
-  ctx.log_op(key, OpCode::kStreamTrimBefore, args.add(before).views());
-  args.clear();
-  ctx.log_op(key, OpCode::kStreamDelete, args.add(before).views());
-  args.clear();
-  args.add(s.last_id()).add_int(static_cast<int64_t>(s.entries_added())).add(s.max_deleted_id());
-  ctx.log_op(key, OpCode::kStreamSetMeta, args.views());
-}
-
 // ---------------------------------------------------------------------------------------------
 // Commands.
 

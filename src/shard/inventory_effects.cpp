@@ -32,11 +32,17 @@ bool apply_create(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a)
   int64_t sold = 0;
   int64_t sold_out = 0;
   InventoryLimits limits;
-  if (!a.exactly(6) || !a.integer(0, total) || !a.integer(1, sold) || !a.integer(2, sold_out) ||
-      !a.integer(3, limits.max_per_owner) || !a.integer(4, limits.max_hold_ms)) {
+  // A seventh argument, max_events, is written only when the item has one.
+  if (a.size() != 7 && !a.exactly(6)) {
     return false;
   }
-  if (sold < 0 || total < sold || limits.max_per_owner < 0 || limits.max_hold_ms < 0) {
+  if (!a.integer(0, total) || !a.integer(1, sold) || !a.integer(2, sold_out) ||
+      !a.integer(3, limits.max_per_owner) || !a.integer(4, limits.max_hold_ms) ||
+      (a.size() == 7 && !a.integer(6, limits.max_events))) {
+    return false;
+  }
+  if (sold < 0 || total < sold || limits.max_per_owner < 0 || limits.max_hold_ms < 0 ||
+      limits.max_events < 0) {
     return a.fail("inconsistent item counters");
   }
   limits.events_key = a.str(5);
@@ -193,6 +199,9 @@ void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
       .add_int(inv.limits().max_per_owner)
       .add_int(inv.limits().max_hold_ms)
       .add(inv.limits().events_key);
+  if (inv.limits().max_events > 0) {
+    args.add_int(inv.limits().max_events);
+  }
   enc.add_op(key, static_cast<uint16_t>(OpCode::kInvCreate), args.views());
   size_t since = 0;
   inv.for_each([&](const std::string& id, const Hold& h) {

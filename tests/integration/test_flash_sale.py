@@ -213,6 +213,24 @@ def cart_with_owner_keeps_one_pair_per_customer(t, srv):
         assert r.call("INV.AUDIT") == []
 
 
+@case
+@hotkv_only("INV.* is HotKV's own")
+def maxevents_bounds_the_events_stream(t, srv):
+    """INV.CREATE ... EVENTS s MAXEVENTS n: a long sale leaves s with about n entries, newest
+    kept, and a reader still sees every transition's fields."""
+    c = srv.client()
+    key, events = "{drop}:stock", "{drop}:events"
+    assert c.execute_command("INV.CREATE", key, 100000, "EVENTS", events, "MAXEVENTS", 200) == "OK"
+    pipe = c.pipeline(transaction=False)
+    for i in range(1000):
+        pipe.execute_command("INV.RESERVE", key, "o-%d" % i, 1, 600000)
+    assert pipe.execute()[-1] == 99000
+    assert 200 <= c.xlen(events) < 300, c.xlen(events)
+    newest = c.xrevrange(events, count=1)[0][1]
+    assert newest["event"] == "inv.held" and newest["hold"] == "o-999", newest
+    c.close()
+
+
 # ----------------------------------------------------------------------------------------------
 # 10,000 shoppers, 500 units.
 

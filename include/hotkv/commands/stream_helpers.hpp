@@ -39,6 +39,10 @@ inline constexpr const char* kTimeoutRange = "ERR timeout is out of range";
 // stream, or nullptr if the key does not exist.
 bool stream_lookup_or_reply(CommandContext& ctx, std::string_view key, bool read, Stream*& out);
 
+// Logs a trim's effect on key (XADD/XTRIM trimming, an inventory's MAXEVENTS): every entry
+// before the stream's first remaining one is gone.
+void log_trim(CommandContext& ctx, std::string_view key, const Stream& s);
+
 // Parses "ms-seq", "ms" (seq = missing_seq) and, unless strict, "-" and "+". Replies Redis's
 // "Invalid stream ID" error and returns false otherwise.
 bool parse_id_or_reply(CommandContext& ctx, std::string_view arg, uint64_t missing_seq, bool strict,

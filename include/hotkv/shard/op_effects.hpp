@@ -48,7 +48,8 @@ enum class OpCode : uint16_t {
 
   // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
   // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
-  kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key]
+  kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key,
+                         //  max_events (only when > 0)]
   kInvReserve = 65,      // [hold, qty, owner, created_ms, expires_ms]: available -> held
   kInvSettle = 66,       // [hold, state, settled_ms, purge_ms]: commit/release/expiry
   kInvExtend = 67,       // [hold, expires_ms]

@@ -55,6 +55,7 @@ struct InventoryLimits {
   int64_t max_per_owner = 0;  // most units one owner may hold or have bought; 0: no limit
   int64_t max_hold_ms = 0;    // longest a hold may last from its creation; 0: no cap
   std::string events_key;     // stream that receives every transition; empty: none
+  int64_t max_events = 0;     // the events stream is trimmed to about this many; 0: unbounded
 };
 
 // Edges a transition crossed (bit flags).

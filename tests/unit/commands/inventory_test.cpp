@@ -23,6 +23,7 @@
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/types/inventory.hpp"
+#include "hotkv/types/stream.hpp"
 #include "hotkv/util/clock.hpp"
 #include "support/resp_value.hpp"
 #include "support/replay.hpp"
@@ -843,6 +844,52 @@ TEST_CASE("The effects inventory commands log replay to the same state", "[inven
   CHECK(snapshot(b, "{i}copy", holds) == snapshot(a, "{i}copy", holds));
   CHECK(b.run({"XRANGE", "{i}ev", "-", "+"}) == a.run({"XRANGE", "{i}ev", "-", "+"}));
   CHECK(b.run({"EXISTS", "gone"}) == integer(0));
+}
+
+TEST_CASE("MAXEVENTS keeps the EVENTS stream near its size, in the log and after a rebuild",
+          "[inventory]") {
+  TestServer a;
+  CHECK(a.run({"INV.CREATE", "{e}", "5", "MAXEVENTS", "10"}) ==
+        error("ERR MAXEVENTS needs an EVENTS stream"));
+  CHECK(a.run({"INV.CREATE", "{e}", "5", "EVENTS", "{e}ev", "MAXEVENTS", "0"}) ==
+        error("ERR MAXEVENTS must be a positive integer"));
+  CHECK(a.run({"EXISTS", "{e}", "{e}ev"}) == integer(0));
+  LogFile file(a);
+  REQUIRE(a.run({"INV.CREATE", "{e}", "1000", "EVENTS", "{e}ev", "maxevents", "150"}) == kOk);
+  constexpr int kReserves = 500;
+  for (int i = 0; i < kReserves; ++i) {
+    REQUIRE(a.run({"INV.RESERVE", "{e}", "h" + std::to_string(i), "1", "60000"}) ==
+            integer(999 - i));
+    // Whole nodes only (as XADD MAXLEN ~): never fewer than MAXEVENTS, never a node more.
+    if (i >= 150) {
+      std::string len = a.run({"XLEN", "{e}ev"});
+      int64_t n = std::stoll(len.substr(1));
+      REQUIRE(n >= 150);
+      REQUIRE(n < 150 + static_cast<int64_t>(hotkv::Stream::kNodeEntries));
+    }
+  }
+  std::string log = file.contents();
+  std::vector<std::string> ops = inventory_ops(log);
+  CHECK(ops.front() == "64:{e}:1000,0,0,0,0,{e}ev,150");
+  TestServer b;
+  b.advance(a.now() - b.now());
+  replay(log, b);
+  CHECK(b.run({"XRANGE", "{e}ev", "-", "+"}) == a.run({"XRANGE", "{e}ev", "-", "+"}));
+  CHECK(b.run({"XINFO", "STREAM", "{e}ev"}) == a.run({"XINFO", "STREAM", "{e}ev"}));
+
+  // A rebuilt item (rewrite, COPY) keeps the limit: the copy's own stream is trimmed too.
+  std::string rebuilt = hotkv::test::encode_key(a, "{e}");
+  CHECK(inventory_ops(rebuilt).front() == "64:{e}:1000,0,0,0,0,{e}ev,150");
+  TestServer c;
+  c.advance(a.now() - c.now());
+  replay(rebuilt, c);
+  for (int i = 0; i < 300; ++i) {
+    REQUIRE(c.run({"INV.RESERVE", "{e}", "x" + std::to_string(i), "1", "60000"}) ==
+            integer(499 - i));
+  }
+  int64_t n = std::stoll(c.run({"XLEN", "{e}ev"}).substr(1));
+  CHECK(n >= 150);
+  CHECK(n < 250);
 }
 
 TEST_CASE("Holds whose deadline passed while the server was down expire after loading once",
