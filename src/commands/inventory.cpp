@@ -33,25 +33,32 @@ std::string owner_limit_error(std::string_view key, std::string_view owner, int6
     has += " and bought " + std::to_string(bought);
   }
   return "OWNERLIMIT owner '" + clip_arg(owner) + "' " + has + " of '" + clip_arg(key) +
-         "' and asked for " + std::to_string(qty) + " more; the limit is " +
-         std::to_string(limit);
+         "' and asked for " + std::to_string(qty) + " more; the limit is " + std::to_string(limit);
 }
 
-// Replies the error for a reserve that check_reserve refused. Returns false if it replied.
+// Replies the error for a reserve that check_reserve refused (and counts it for INFO).
+// Returns false if it replied.
 bool reserve_allowed_or_reply(CommandContext& ctx, std::string_view key, const Inventory& inv,
                               std::string_view id, int64_t qty, std::string_view owner) {
-  switch (inv.check_reserve(id, qty, owner, ctx.now_ms)) {
+  ReserveCheck check = inv.check_reserve(id, qty, owner, ctx.now_ms);
+  if (check == ReserveCheck::kOk) {
+    return true;
+  }
+  InventoryStats& stats = ctx.db(key).inventory_stats();
+  switch (check) {
     case ReserveCheck::kOk:
       return true;
     case ReserveCheck::kHoldExists:
+      KeyspaceStats::bump(stats.rejected_holdexists);
       ctx.error(hold_exists_error(key, id, effective_state(*inv.find(id, ctx.now_ms), ctx.now_ms)));
       return false;
     case ReserveCheck::kOwnerLimit:
-      ctx.error(
-          owner_limit_error(key, owner, inv.owner_held(owner), inv.owner_bought(owner), qty,
-                            inv.limits().max_per_owner));
+      KeyspaceStats::bump(stats.rejected_ownerlimit);
+      ctx.error(owner_limit_error(key, owner, inv.owner_held(owner), inv.owner_bought(owner), qty,
+                                  inv.limits().max_per_owner));
       return false;
     case ReserveCheck::kSoldOut:
+      KeyspaceStats::bump(stats.rejected_soldout);
       ctx.error(soldout_error(key, inv.available(), qty));
       return false;
   }

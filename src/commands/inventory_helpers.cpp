@@ -192,6 +192,24 @@ void publish(CommandContext& ctx, std::string_view key, const Inventory& inv, co
   wake_stream_readers(ctx, skey);
 }
 
+// Counts a hold's settlement in INFO's inventory section.
+void count_settlement(InventoryStats& stats, HoldState to, int64_t qty) {
+  switch (to) {
+    case HoldState::kCommitted:
+      KeyspaceStats::bump(stats.holds_committed);
+      KeyspaceStats::bump(stats.units_sold, static_cast<uint64_t>(qty));
+      break;
+    case HoldState::kReleased:
+      KeyspaceStats::bump(stats.holds_released);
+      break;
+    case HoldState::kExpired:
+      KeyspaceStats::bump(stats.holds_expired);
+      break;
+    case HoldState::kHeld:
+      break;
+  }
+}
+
 }  // namespace
 
 void publish_edges(CommandContext& ctx, std::string_view key, const Inventory& inv, uint8_t edges) {
@@ -211,7 +229,10 @@ void publish_item_event(CommandContext& ctx, std::string_view key, const Invento
 void reserve_hold(CommandContext& ctx, std::string_view key, Inventory& inv, std::string_view id,
                   int64_t qty, std::string_view owner, int64_t expires_at_ms) {
   uint8_t edges = inv.reserve(id, qty, owner, ctx.now_ms, expires_at_ms);
-  ctx.db(key).schedule_hold(key, id, expires_at_ms);
+  Keyspace& db = ctx.db(key);
+  db.schedule_hold(key, id, expires_at_ms);
+  KeyspaceStats::bump(db.inventory_stats().holds_reserved);
+  KeyspaceStats::bump(db.inventory_stats().units_reserved, static_cast<uint64_t>(qty));
   if (ctx.logging(key)) {
     OpArgs args;
     args.add(id).add_int(qty).add(owner).add_int(ctx.now_ms).add_int(expires_at_ms);
@@ -234,7 +255,9 @@ void settle_hold(CommandContext& ctx, std::string_view key, Inventory& inv, std:
   }
   int64_t purge_at = settled_at + retention;
   uint8_t edges = inv.settle(id, to, settled_at, purge_at);
-  ctx.db(key).schedule_hold(key, id, purge_at);
+  Keyspace& db = ctx.db(key);
+  db.schedule_hold(key, id, purge_at);
+  count_settlement(db.inventory_stats(), to, inv.find_raw(id)->qty);
   if (ctx.logging(key)) {
     OpArgs args;
     args.add(id).add(hold_state_name(to)).add_int(settled_at).add_int(purge_at);

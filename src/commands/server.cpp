@@ -230,6 +230,27 @@ void info_keyspace(CommandContext& ctx, std::string& out) {
   out += "\r\n";
 }
 
+// HotKV's own section: the hold traffic of every inventory item since start.
+void info_inventory(CommandContext& ctx, std::string& out) {
+  auto sum = [&](std::atomic<uint64_t> InventoryStats::*field) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+      const InventoryStats& st = ctx.engine.shard(i).keyspace().inventory_stats();
+      n += (st.*field).load(std::memory_order_relaxed);
+    }
+    return n;
+  };
+  out += fmt::format(
+      "# Inventory\r\ninv_holds_reserved:{}\r\ninv_units_reserved:{}\r\ninv_holds_committed:{}\r\n"
+      "inv_units_sold:{}\r\ninv_holds_released:{}\r\ninv_holds_expired:{}\r\n"
+      "inv_rejected_soldout:{}\r\ninv_rejected_ownerlimit:{}\r\ninv_rejected_holdexists:{}\r\n\r\n",
+      sum(&InventoryStats::holds_reserved), sum(&InventoryStats::units_reserved),
+      sum(&InventoryStats::holds_committed), sum(&InventoryStats::units_sold),
+      sum(&InventoryStats::holds_released), sum(&InventoryStats::holds_expired),
+      sum(&InventoryStats::rejected_soldout), sum(&InventoryStats::rejected_ownerlimit),
+      sum(&InventoryStats::rejected_holdexists));
+}
+
 struct InfoSection {
   const char* name;
   void (*render)(CommandContext&, std::string&);
@@ -241,7 +262,7 @@ const InfoSection kInfoSections[] = {
     {"memory", info_memory, true},           {"persistence", info_persistence, true},
     {"stats", info_stats, true},             {"replication", info_replication, true},
     {"cpu", info_cpu, true},                 {"commandstats", info_commandstats, false},
-    {"keyspace", info_keyspace, true},
+    {"inventory", info_inventory, true},     {"keyspace", info_keyspace, true},
 };
 
 void cmd_info(CommandContext& ctx) {
@@ -312,6 +333,7 @@ void cmd_config(CommandContext& ctx) {
       st.hits.store(0);
       st.misses.store(0);
       st.expired.store(0);
+      s.keyspace().inventory_stats().reset();
       s.commands_processed().store(0);
       s.net_input_bytes().store(0);
       s.net_output_bytes().store(0);

@@ -128,8 +128,7 @@ void TimingWheel::schedule(std::string_view key, int64_t deadline_ms) {
   schedule({key}, deadline_ms);
 }
 
-void TimingWheel::schedule(std::initializer_list<std::string_view> key_parts,
-                           int64_t deadline_ms) {
+void TimingWheel::schedule(std::initializer_list<std::string_view> key_parts, int64_t deadline_ms) {
   NodePtr n(Node::make(key_parts, deadline_ms));
   if (to_biased(deadline_ms) <= now_) {
     push_due(n.get());  // may throw (late_ growth) before taking ownership

@@ -155,6 +155,7 @@ def inventory_lifecycle_through_redis_py(t, srv):
     """Create, reserve (idempotent by hold id), commit, release, extend, list and audit."""
     c = srv.client()
     key = "{shoe}:stock"
+    before = c.info("inventory")
     assert c.execute_command("INV.CREATE", key, 3, "MAXPEROWNER", 1, "MAXHOLD", 60000,
                              "EVENTS", "{shoe}:events") == "OK"
     assert c.execute_command("INV.RESERVE", key, "o-1", 1, 30000, "OWNER", "alice") == 2
@@ -190,6 +191,13 @@ def inventory_lifecycle_through_redis_py(t, srv):
     events = [fields.get("event") for _id, fields in c.xrange("{shoe}:events")]
     assert events.count("inv.held") == 3, events
     assert "inv.committed" in events and "inv.released" in events, events
+    # INFO inventory counted the same traffic (other cases may have run before this one).
+    after = c.info("inventory")
+    moved = {k: after[k] - before.get(k, 0) for k in after}
+    assert moved == {"inv_holds_reserved": 3, "inv_units_reserved": 3, "inv_holds_committed": 1,
+                     "inv_units_sold": 1, "inv_holds_released": 1, "inv_holds_expired": 0,
+                     "inv_rejected_soldout": 1, "inv_rejected_ownerlimit": 2,
+                     "inv_rejected_holdexists": 1}, moved
     c.close()
 
 

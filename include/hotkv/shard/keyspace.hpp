@@ -29,6 +29,29 @@ struct KeyspaceStats {
   }
 };
 
+// The hold traffic of this keyspace's inventory items since start, for INFO's inventory
+// section. Written by the thread running the command (the owner, or a coordinator while the
+// owner is parked), read by INFO on any thread; replayed effects are not counted.
+struct InventoryStats {
+  std::atomic<uint64_t> holds_reserved{0};
+  std::atomic<uint64_t> units_reserved{0};
+  std::atomic<uint64_t> holds_committed{0};
+  std::atomic<uint64_t> units_sold{0};
+  std::atomic<uint64_t> holds_released{0};
+  std::atomic<uint64_t> holds_expired{0};
+  std::atomic<uint64_t> rejected_soldout{0};
+  std::atomic<uint64_t> rejected_ownerlimit{0};
+  std::atomic<uint64_t> rejected_holdexists{0};
+
+  void reset() {  // CONFIG RESETSTAT
+    for (auto* c : {&holds_reserved, &units_reserved, &holds_committed, &units_sold,
+                    &holds_released, &holds_expired, &rejected_soldout, &rejected_ownerlimit,
+                    &rejected_holdexists}) {
+      c->store(0, std::memory_order_relaxed);
+    }
+  }
+};
+
 class Keyspace {
  public:
   explicit Keyspace(int64_t now_ms);
@@ -84,6 +107,8 @@ class Keyspace {
 
   KeyspaceStats& stats() { return stats_; }
   const KeyspaceStats& stats() const { return stats_; }
+  InventoryStats& inventory_stats() { return inventory_stats_; }
+  const InventoryStats& inventory_stats() const { return inventory_stats_; }
 
  private:
   void erase_expired(std::string_view key);
@@ -101,6 +126,7 @@ class Keyspace {
   TimingWheel holds_wheel_;
   size_t expires_ = 0;
   KeyspaceStats stats_;
+  InventoryStats inventory_stats_;
   std::function<void(int64_t)> on_schedule_;
   std::function<void(std::string_view)> on_expired_;
 };

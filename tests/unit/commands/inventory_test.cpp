@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -844,6 +846,53 @@ TEST_CASE("The effects inventory commands log replay to the same state", "[inven
   CHECK(snapshot(b, "{i}copy", holds) == snapshot(a, "{i}copy", holds));
   CHECK(b.run({"XRANGE", "{i}ev", "-", "+"}) == a.run({"XRANGE", "{i}ev", "-", "+"}));
   CHECK(b.run({"EXISTS", "gone"}) == integer(0));
+}
+
+TEST_CASE("INFO inventory counts hold traffic, not replayed effects, until RESETSTAT",
+          "[inventory]") {
+  TestServer a(2);
+  LogFile file(a);
+  auto info = [](TestServer& s) {
+    std::string text = s.run({"INFO", "inventory"});
+    std::map<std::string, int64_t> out;
+    std::istringstream lines(text.substr(text.find('\n') + 1));
+    for (std::string line; std::getline(lines, line);) {
+      size_t colon = line.find(':');
+      if (line.rfind("inv_", 0) == 0 && colon != std::string::npos) {
+        out[line.substr(0, colon)] = std::stoll(line.substr(colon + 1));
+      }
+    }
+    return out;
+  };
+  REQUIRE(a.run({"INV.CREATE", "x", "3", "MAXPEROWNER", "2"}) == kOk);
+  REQUIRE(a.run({"INV.CREATE", "y", "5"}) == kOk);
+  REQUIRE(a.run({"INV.RESERVE", "x", "h1", "2", "1000", "OWNER", "o"}) == integer(1));
+  REQUIRE(is_error(a.run({"INV.RESERVE", "x", "h2", "1", "1000", "OWNER", "o"}), "OWNERLIMIT"));
+  REQUIRE(is_error(a.run({"INV.RESERVE", "x", "h1", "1", "1000"}), "HOLDEXISTS"));
+  REQUIRE(is_error(a.run({"INV.RESERVE", "x", "h3", "2", "1000"}), "SOLDOUT"));
+  REQUIRE(a.run({"INV.MRESERVE", "c", "5000", "x", "1", "y", "4"}) ==
+          "*2\r\n" + integer(0) + integer(1));
+  REQUIRE(a.run({"INV.COMMIT", "y", "c"}) == integer(1));
+  REQUIRE(a.run({"INV.RELEASE", "x", "c"}) == integer(1));
+  a.advance(1000);
+  REQUIRE(a.expire_cycle() >= 1);  // h1 expires
+  std::map<std::string, int64_t> want{
+      {"inv_holds_reserved", 3},   {"inv_units_reserved", 7},      {"inv_holds_committed", 1},
+      {"inv_units_sold", 4},       {"inv_holds_released", 1},      {"inv_holds_expired", 1},
+      {"inv_rejected_soldout", 1}, {"inv_rejected_ownerlimit", 1}, {"inv_rejected_holdexists", 1}};
+  CHECK(info(a) == want);
+
+  TestServer b(2);
+  b.advance(a.now() - b.now());
+  replay(file.contents(), b);
+  for (const auto& [name, n] : info(b)) {
+    CHECK(n == 0);  // loading a log is not traffic
+  }
+  REQUIRE(a.run({"CONFIG", "RESETSTAT"}) == kOk);
+  for (const auto& [name, n] : info(a)) {
+    CHECK(n == 0);
+  }
+  CHECK(info(a).size() == want.size());
 }
 
 TEST_CASE("MAXEVENTS keeps the EVENTS stream near its size, in the log and after a rebuild",
