@@ -408,7 +408,9 @@ asio::awaitable<bool> Connection::process_input() {
       }
     }
   }
-  co_await flush_remote();
+  if (!remote_batch_.empty()) {
+    co_await flush_remote();
+  }
   co_return !shutting_down_;
 }
 
