@@ -47,7 +47,7 @@ bool reserve_allowed_or_reply(CommandContext& ctx, std::string_view key, const I
   InventoryStats& stats = ctx.db(key).inventory_stats();
   switch (check) {
     case ReserveCheck::kOk:
-      return true;
+      break;  // answered above; listed so that a new ReserveCheck value must be handled here
     case ReserveCheck::kHoldExists:
       KeyspaceStats::bump(stats.rejected_holdexists);
       ctx.error(hold_exists_error(key, id, effective_state(*inv.find(id, ctx.now_ms), ctx.now_ms)));

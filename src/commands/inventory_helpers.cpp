@@ -255,15 +255,15 @@ void settle_hold(CommandContext& ctx, std::string_view key, Inventory& inv, std:
   }
   int64_t purge_at = settled_at + retention;
   uint8_t edges = inv.settle(id, to, settled_at, purge_at);
+  const Hold* h = inv.find_raw(id);
   Keyspace& db = ctx.db(key);
   db.schedule_hold(key, id, purge_at);
-  count_settlement(db.inventory_stats(), to, inv.find_raw(id)->qty);
+  count_settlement(db.inventory_stats(), to, h->qty);
   if (ctx.logging(key)) {
     OpArgs args;
     args.add(id).add(hold_state_name(to)).add_int(settled_at).add_int(purge_at);
     ctx.log_op(key, OpCode::kInvSettle, args.views());
   }
-  const Hold* h = inv.find_raw(id);
   HoldInfo info{id, h->qty, h->owner};
   const char* event = to == HoldState::kCommitted  ? "inv.committed"
                       : to == HoldState::kReleased ? "inv.released"

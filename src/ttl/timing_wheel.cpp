@@ -113,8 +113,10 @@ TimingWheel::Node* TimingWheel::Node::make(std::initializer_list<std::string_vie
   auto* n = new (memory) Node{nullptr, deadline_ms, size};
   char* out = reinterpret_cast<char*>(n + 1);
   for (std::string_view part : key_parts) {
-    std::memcpy(out, part.data(), part.size());
-    out += part.size();
+    if (!part.empty()) {  // an empty view may carry a null pointer, which memcpy must not get
+      std::memcpy(out, part.data(), part.size());
+      out += part.size();
+    }
   }
   return n;
 }
