@@ -144,6 +144,11 @@ void cmd_gcra_limit(CommandContext& ctx) {
     ctx.error(kErrCost);
     return;
   }
+  // "count per period" without BURST: a fresh key lets all count tries through at once and
+  // then one every period / count (the seed's "each customer may try twice per 10 seconds").
+  if (!seen_burst) {
+    burst = count - 1;
+  }
   gcra::Limit limit;
   if (!make_limit_or_reply(ctx, period, gcra::kNanosPerMilli, count, burst, kErrRateTooHigh,
                            limit)) {
@@ -189,8 +194,7 @@ void cmd_cl_throttle(CommandContext& ctx) {
     return;
   }
   gcra::Limit limit;
-  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerSecond, count, burst, kErrZeroRate,
-                           limit)) {
+  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerSecond, count, burst, kErrZeroRate, limit)) {
     return;
   }
   gcra::Decision d;
@@ -209,7 +213,7 @@ void cmd_cl_throttle(CommandContext& ctx) {
 
 void register_ratelimit(Table& t) {
   // clang-format off
-  t.add({"GCRA.LIMIT",  -4, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_gcra_limit, "ratelimit", "GCRA.LIMIT key period_ms count [BURST burst] [COST cost]", "Rate limits a request with the generic cell rate algorithm: at most count per period_ms plus a burst. Replies allowed, remaining, retry_after_ms and reset_after_ms."});
+  t.add({"GCRA.LIMIT",  -4, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_gcra_limit, "ratelimit", "GCRA.LIMIT key period_ms count [BURST burst] [COST cost]", "Rate limits a request with the generic cell rate algorithm: count per period_ms, all of them at once on a fresh key unless BURST says otherwise. Replies allowed, remaining, retry_after_ms and reset_after_ms."});
   t.add({"CL.THROTTLE", -5, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_cl_throttle, "ratelimit", "CL.THROTTLE key max_burst count_per_period period [quantity]", "Rate limits a request as redis-cell does. Replies limited, limit, remaining, retry_after and reset_after in seconds."});
   // clang-format on
 }

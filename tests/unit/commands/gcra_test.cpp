@@ -38,27 +38,35 @@ const std::string kZeroRate = "-ERR zero rates are not supported\r\n";
 
 }  // namespace
 
-TEST_CASE("The seed limit allows two tries per ten seconds", "[ratelimit]") {
+TEST_CASE("The seed limit allows two tries at once and then two per ten seconds", "[ratelimit]") {
   TestServer s;
+  // Without BURST a fresh customer may use all `count` tries at once (burst = count - 1), then
+  // gets one back every period / count: "each customer may try twice per 10 seconds".
   const std::vector<std::string> buy = {"GCRA.LIMIT", "buy:customer:881", "10000", "2"};
   const int64_t t0 = s.now();
-  CHECK(s.run(buy) == limit_reply(1, 0, -1, 5000));
+  CHECK(s.run(buy) == limit_reply(1, 1, -1, 5000));
+  CHECK(s.run(buy) == limit_reply(1, 0, -1, 10000));
   // The state is the TAT in unix nanoseconds; the key lives until the limiter is full again.
-  CHECK(s.run({"GET", "buy:customer:881"}) == bulk(std::to_string((t0 + 5000) * 1'000'000)));
-  CHECK(s.run({"PEXPIRETIME", "buy:customer:881"}) == integer(t0 + 5000));
-  CHECK(s.run(buy) == limit_reply(0, 0, 5000, 5000));
+  CHECK(s.run({"GET", "buy:customer:881"}) == bulk(std::to_string((t0 + 10000) * 1'000'000)));
+  CHECK(s.run({"PEXPIRETIME", "buy:customer:881"}) == integer(t0 + 10000));
+  CHECK(s.run(buy) == limit_reply(0, 0, 5000, 10000));
   s.advance(4999);
-  CHECK(s.run(buy) == limit_reply(0, 0, 1, 1));
+  CHECK(s.run(buy) == limit_reply(0, 0, 1, 5001));
   s.advance(1);
-  CHECK(s.run(buy) == limit_reply(1, 0, -1, 5000));
-  SECTION("a customer pressing Buy every 100 ms for a minute gets exactly 12 tries") {
-    int tries = 1;  // the one just above, at t0 + 5000
-    for (int i = 0; i < 599; ++i) {
+  CHECK(s.run(buy) == limit_reply(1, 0, -1, 10000));
+  SECTION("a customer pressing Buy every 100 ms for a minute gets exactly 13 tries") {
+    int tries = 3;  // the two at t0 and the one at t0 + 5000
+    for (int i = 0; i < 549; ++i) {
       s.advance(100);
       tries += allowed(s.run(buy)) ? 1 : 0;
     }
-    CHECK(s.now() == t0 + 5000 + 59900);
-    CHECK(tries == 12);
+    CHECK(s.now() == t0 + 59900);
+    CHECK(tries == 13);
+  }
+  SECTION("BURST 0 keeps at most count tries in every window: one every five seconds") {
+    const std::vector<std::string> strict = {"GCRA.LIMIT", "c", "10000", "2", "BURST", "0"};
+    CHECK(s.run(strict) == limit_reply(1, 0, -1, 5000));
+    CHECK(s.run(strict) == limit_reply(0, 0, 5000, 5000));
   }
   SECTION("BURST 1 allows a double click and then one try every five seconds") {
     const std::vector<std::string> burst = {"GCRA.LIMIT", "b", "10000", "2", "BURST", "1"};
@@ -71,15 +79,15 @@ TEST_CASE("The seed limit allows two tries per ten seconds", "[ratelimit]") {
 TEST_CASE("Retry times are exact to the millisecond at the boundary", "[ratelimit]") {
   TestServer s;
   // 3 per second: T = 333.333334 ms, so every reply is rounded up to a whole millisecond.
-  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3"}) == limit_reply(1, 0, -1, 334));
-  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3"}) == limit_reply(0, 0, 334, 334));
+  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3", "BURST", "0"}) == limit_reply(1, 0, -1, 334));
+  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3", "BURST", "0"}) == limit_reply(0, 0, 334, 334));
   s.advance(333);
-  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3"}) == limit_reply(0, 0, 1, 1));
+  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3", "BURST", "0"}) == limit_reply(0, 0, 1, 1));
   s.advance(1);
-  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3"}) == limit_reply(1, 0, -1, 334));
+  CHECK(s.run({"GCRA.LIMIT", "k", "1000", "3", "BURST", "0"}) == limit_reply(1, 0, -1, 334));
   SECTION("waiting retry_after_ms always succeeds and one millisecond less never does") {
     const std::vector<std::vector<std::string>> requests = {
-        {"GCRA.LIMIT", "a", "1000", "3"},
+        {"GCRA.LIMIT", "a", "1000", "3", "BURST", "0"},
         {"GCRA.LIMIT", "b", "10000", "7", "BURST", "2"},
         {"GCRA.LIMIT", "c", "60000", "9", "BURST", "5", "COST", "4"},
         {"GCRA.LIMIT", "d", "999", "1000", "BURST", "10", "COST", "3"},
@@ -143,10 +151,11 @@ TEST_CASE("COST weighs a request as several cells", "[ratelimit]") {
 
 TEST_CASE("COST 0 peeks without changing anything", "[ratelimit]") {
   TestServer s;
-  const std::vector<std::string> peek = {"GCRA.LIMIT", "k", "10000", "2", "COST", "0"};
+  const std::vector<std::string> peek = {"GCRA.LIMIT", "k", "10000", "2",
+                                         "BURST",      "0", "COST",  "0"};
   CHECK(s.run(peek) == limit_reply(1, 1, -1, 0));
   CHECK(s.run({"EXISTS", "k"}) == integer(0));
-  CHECK(s.run({"GCRA.LIMIT", "k", "10000", "2"}) == limit_reply(1, 0, -1, 5000));
+  CHECK(s.run({"GCRA.LIMIT", "k", "10000", "2", "BURST", "0"}) == limit_reply(1, 0, -1, 5000));
   const std::string tat = s.run({"GET", "k"});
   const std::string deadline = s.run({"PEXPIRETIME", "k"});
   CHECK(s.run(peek) == limit_reply(1, 0, -1, 5000));
@@ -154,19 +163,20 @@ TEST_CASE("COST 0 peeks without changing anything", "[ratelimit]") {
   CHECK(s.run(peek) == limit_reply(1, 0, -1, 3000));
   CHECK(s.run({"GET", "k"}) == tat);
   CHECK(s.run({"PEXPIRETIME", "k"}) == deadline);
-  CHECK(s.run({"GCRA.LIMIT", "k", "10000", "2"}) == limit_reply(0, 0, 3000, 3000));
+  CHECK(s.run({"GCRA.LIMIT", "k", "10000", "2", "BURST", "0"}) == limit_reply(0, 0, 3000, 3000));
 }
 
 TEST_CASE("A clock that moves backwards never admits more and never gives a negative retry",
           "[ratelimit]") {
   TestServer s;
-  const std::vector<std::string> buy = {"GCRA.LIMIT", "k", "10000", "2"};
+  const std::vector<std::string> buy = {"GCRA.LIMIT", "k", "10000", "2", "BURST", "0"};
   CHECK(s.run(buy) == limit_reply(1, 0, -1, 5000));
   const std::string tat = s.run({"GET", "k"});
   s.advance(-3000);
   // The 3 s the clock went back count as not yet elapsed: the wait ends at the same clock time.
   CHECK(s.run(buy) == limit_reply(0, 0, 8000, 8000));
-  CHECK(s.run({"GCRA.LIMIT", "k", "10000", "2", "COST", "0"}) == limit_reply(0, 0, 3000, 8000));
+  CHECK(s.run({"GCRA.LIMIT", "k", "10000", "2", "BURST", "0", "COST", "0"}) ==
+        limit_reply(0, 0, 3000, 8000));
   CHECK(s.run({"GET", "k"}) == tat);
   for (int i = 0; i < 7999; ++i) {
     s.advance(1);
@@ -193,15 +203,15 @@ TEST_CASE("Huge periods and counts report overflow instead of wrapping", "[ratel
   CHECK(s.run({"GCRA.LIMIT", "k", "1000", "1", "COST", "9223372036854775807"}) == kOverflow);
   CHECK(s.run({"GCRA.LIMIT", "k", "1000000000000", "1", "BURST", "10000000"}) == kOverflow);
   CHECK(s.run({"GCRA.LIMIT", "k", "9223372036854775808", "1"}) == kNotInteger);
-  CHECK(s.run({"GCRA.LIMIT", "k", "1", "1000001"}) ==
+  CHECK(s.run({"GCRA.LIMIT", "k", "1", "1000001", "BURST", "0"}) ==
         "-ERR count is too high for period_ms: at most one request per nanosecond\r\n");
   CHECK(s.run({"EXISTS", "k"}) == integer(0));
   SECTION("long but representable limits work") {
     CHECK(s.run({"GCRA.LIMIT", "day", "86400000", "1"}) == limit_reply(1, 0, -1, 86400000));
     CHECK(s.run({"GCRA.LIMIT", "century", "3153600000000", "1"}) ==
           limit_reply(1, 0, -1, 3153600000000));
-    CHECK(s.run({"GCRA.LIMIT", "ns", "1", "1000000"}) == limit_reply(1, 0, -1, 1));
-    CHECK(s.run({"GCRA.LIMIT", "big", "9223372036854775807", "1000000000"}) ==
+    CHECK(s.run({"GCRA.LIMIT", "ns", "1", "1000000", "BURST", "0"}) == limit_reply(1, 0, -1, 1));
+    CHECK(s.run({"GCRA.LIMIT", "big", "9223372036854775807", "1000000000", "BURST", "0"}) ==
           limit_reply(1, 0, -1, 9223372037));
   }
 }
@@ -356,9 +366,10 @@ TEST_CASE("Allowed requests publish a gcra keyspace event and nothing else does"
   REQUIRE(s.run3({"CONFIG", "SET", "notify-keyspace-events", "KEA"}) == kOk);
   s.run3({"PSUBSCRIBE", "__key*__:*"});
   REQUIRE(s.pushes().empty());
-  CHECK(s.run3({"GCRA.LIMIT", "k", "10000", "2"}) == limit_reply(1, 0, -1, 5000));
-  CHECK(s.run3({"GCRA.LIMIT", "k", "10000", "2"}) == limit_reply(0, 0, 5000, 5000));
-  CHECK(s.run3({"GCRA.LIMIT", "k", "10000", "2", "COST", "0"}) == limit_reply(1, 0, -1, 5000));
+  CHECK(s.run3({"GCRA.LIMIT", "k", "10000", "2", "BURST", "0"}) == limit_reply(1, 0, -1, 5000));
+  CHECK(s.run3({"GCRA.LIMIT", "k", "10000", "2", "BURST", "0"}) == limit_reply(0, 0, 5000, 5000));
+  CHECK(s.run3({"GCRA.LIMIT", "k", "10000", "2", "BURST", "0", "COST", "0"}) ==
+        limit_reply(1, 0, -1, 5000));
   CHECK(s.run3({"CL.THROTTLE", "c", "0", "1", "1"}) == throttle_reply(0, 1, 0, -1, 1));
   std::vector<std::string> seen;
   for (const auto& m : s.pushes()) {
