@@ -72,7 +72,8 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
       info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle,
       no_evict ? "e" : "N", info.query_buffer.load(std::memory_order_relaxed),
       info.output_buffer.load(std::memory_order_relaxed), cmd_name,
-      info.resp.load(std::memory_order_relaxed), lib_name, lib_ver, info.shard);
+      info.resp.load(std::memory_order_relaxed), lib_name, lib_ver,
+      info.shard.load(std::memory_order_relaxed));
 }
 
 }  // namespace hotkv

@@ -177,6 +177,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
                    Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch) {
   route.kind = RouteKind::kLocal;
   route.shards.clear();
+  route.keyed = false;
   if ((spec.flags & kAllShards) != 0) {
     if (engine.shard_count() > 1) {
       route.kind = RouteKind::kAtomic;
@@ -192,6 +193,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
   if (scratch.empty()) {
     return;
   }
+  route.keyed = true;
   size_t first = engine.shard_of(argv[scratch[0]]);
   bool several = false;
   for (size_t i = 1; i < scratch.size(); ++i) {

@@ -147,8 +147,12 @@ void info_stats(CommandContext& ctx, std::string& out) {
   uint64_t backlog = 0;
   uint64_t net_in = 0;
   uint64_t net_out = 0;
+  uint64_t messages = 0;
+  uint64_t carried = 0;
   for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
     Shard& s = ctx.engine.shard(i);
+    messages += s.cross_thread_messages().load(std::memory_order_relaxed);
+    carried += s.cross_thread_commands().load(std::memory_order_relaxed);
     net_in += s.net_input_bytes().load(std::memory_order_relaxed);
     net_out += s.net_output_bytes().load(std::memory_order_relaxed);
     const KeyspaceStats& st = s.keyspace().stats();
@@ -165,12 +169,16 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
       "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
       "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\ntotal_error_replies:{}\r\n"
-      "cross_shard_atomic_ops:{}\r\n\r\n",
+      "cross_shard_atomic_ops:{}\r\ncross_thread_messages:{}\r\n"
+      "cross_thread_messages_per_command:{:.4f}\r\ncross_thread_commands:{}\r\n"
+      "connection_migrations:{}\r\n\r\n",
       ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
       ss.rejected_connections.load(), expired, backlog, hits, misses,
       ctx.engine.pubsub().channels("").size(), ctx.engine.pubsub().numpat(),
       ctx.engine.persistence() != nullptr ? ctx.engine.persistence()->latest_fork_usec() : 0,
-      ss.total_error_replies.load(), ss.atomic_operations.load());
+      ss.total_error_replies.load(), ss.atomic_operations.load(), messages,
+      commands == 0 ? 0.0 : static_cast<double>(messages) / static_cast<double>(commands), carried,
+      ss.connection_migrations.load());
 }
 
 void info_replication(CommandContext&, std::string& out) {
@@ -337,6 +345,8 @@ void cmd_config(CommandContext& ctx) {
       s.commands_processed().store(0);
       s.net_input_bytes().store(0);
       s.net_output_bytes().store(0);
+      s.cross_thread_messages().store(0);
+      s.cross_thread_commands().store(0);
       for (size_t c = 0; c < ctx.engine.table().size(); ++c) {
         s.command_stat(c).calls.store(0);
         s.command_stat(c).usec.store(0);
@@ -348,6 +358,7 @@ void cmd_config(CommandContext& ctx) {
     ss.rejected_connections.store(0);
     ss.total_error_replies.store(0);
     ss.atomic_operations.store(0);
+    ss.connection_migrations.store(0);
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "REWRITE") && ctx.argc() == 2) {
     ctx.error("ERR CONFIG REWRITE is not supported; edit the config file");

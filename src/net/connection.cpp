@@ -19,6 +19,10 @@ constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // Replies are written once this much is pending even if more input is queued, so a huge
 // pipeline does not build an unbounded output buffer.
 constexpr size_t kFlushThreshold = 256 * 1024;
+// A pipeline window is sent once it holds this many commands or argument bytes, so a huge
+// pipeline is squashed in bounded pieces.
+constexpr size_t kWindowCommands = 1024;
+constexpr size_t kWindowBytes = 1024 * 1024;
 
 ParserLimits limits_from(const Config& c) {
   ParserLimits l;
@@ -43,7 +47,8 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       parser_(limits_from(engine.config())),
       bulk_limit_(engine.config().proto_max_bulk_len.load(std::memory_order_relaxed)),
       block_timer_(engine.shard(shard).io()),
-      drain_timer_(engine.shard(shard).io()) {
+      drain_timer_(engine.shard(shard).io()),
+      migrate_to_(shard) {
   auto info = std::make_shared<ClientInfo>();
   info->id = engine_.clients().next_id();
   std::error_code ec;
@@ -61,6 +66,24 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
   info->last_interaction_ms.store(info->created_ms, std::memory_order_relaxed);
   session_.info = info;
   session_.authenticated = engine_.config().requirepass().empty();
+}
+
+Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shard,
+                       ConnectionSet& set, ConnectionHandoff&& from)
+    : socket_(std::move(socket)),
+      engine_(engine),
+      shard_(shard),
+      set_(set),
+      session_(std::move(from.session)),
+      parser_(limits_from(engine.config())),
+      bulk_limit_(engine.config().proto_max_bulk_len.load(std::memory_order_relaxed)),
+      block_timer_(engine.shard(shard).io()),
+      drain_timer_(engine.shard(shard).io()),
+      migrate_to_(shard),
+      adopted_(true),
+      owner_(std::move(from.owner)) {
+  migrated_at_ms_ = from.migrated_at_ms;
+  session_.info->shard.store(shard, std::memory_order_relaxed);
 }
 
 Connection::~Connection() = default;
@@ -115,28 +138,53 @@ asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self) {
 
 asio::awaitable<void> Connection::run() {
   auto self = shared_from_this();
-  std::weak_ptr<Connection> weak = self;
   asio::io_context& io = engine_.shard(shard_).io();
-  session_.info->kill = [weak, &io] {
-    asio::post(io, [weak] {
-      if (auto c = weak.lock()) {
-        c->close();
+  bool kill_requested = false;
+  if (owner_ == nullptr) {
+    owner_ = std::make_shared<ConnectionOwner>();
+    std::shared_ptr<ConnectionOwner> owner = owner_;
+    // Set once for the client's whole life; migrations re-point `owner` (see ConnectionOwner).
+    session_.info->kill = [owner] {
+      std::lock_guard lock(owner->mutex);
+      owner->kill_requested = true;
+      if (owner->io != nullptr) {
+        asio::post(*owner->io, [weak = owner->conn] {
+          if (auto c = weak.lock()) {
+            c->close();
+          }
+        });
       }
-    });
-  };
-  session_.info->unblock = [weak, &io](bool error) {
-    asio::post(io, [weak, error] {
-      if (auto c = weak.lock()) {
-        c->cancel_block(error ? WakeKind::kError : WakeKind::kTimeout);
+    };
+    session_.info->unblock = [owner](bool error) {
+      std::lock_guard lock(owner->mutex);
+      if (owner->io != nullptr) {
+        asio::post(*owner->io, [weak = owner->conn, error] {
+          if (auto c = weak.lock()) {
+            c->cancel_block(error ? WakeKind::kError : WakeKind::kTimeout);
+          }
+        });
       }
-    });
-  };
+    };
+  }
+  {
+    std::lock_guard lock(owner_->mutex);
+    owner_->io = &io;
+    owner_->conn = self;
+    kill_requested = owner_->kill_requested;
+  }
+  if (kill_requested) {
+    closing_ = true;
+  }
+  // A migrated connection has no subscriptions (it would not have moved), so its hub entry
+  // is made anew for this thread like a fresh one's; it is already in the client registry.
   auto sub = std::make_shared<PubSubClient>();
   sub->id = session_.info->id;
   sub->io = &io;
   sub->sink = this;  // cleared below, on this thread, before the connection goes away
   session_.pubsub = std::move(sub);
-  engine_.clients().add(session_.info);
+  if (!adopted_) {
+    engine_.clients().add(session_.info);
+  }
   set_.add(self);
   std::error_code nb_ec;
   socket_.non_blocking(true, nb_ec);
@@ -168,13 +216,17 @@ asio::awaitable<void> Connection::run() {
     session_.info->last_interaction_ms.store(unix_ms_coarse(), std::memory_order_relaxed);
     bool keep = co_await process_input();
     session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
-    if (keep && can_defer_reply()) {
+    // A connection about to move writes its replies itself: it must leave nothing behind.
+    if (keep && migrate_to_ == shard_ && can_defer_reply()) {
       if (!reply_deferred_) {
         reply_deferred_ = true;
         set_.defer_reply(self);
       }
     } else if (!co_await write_output() || !keep) {
       break;
+    }
+    if (migrate_to_ != shard_ && migrate()) {
+      co_return;
     }
     in_.shrink_if_idle();
   }
@@ -230,34 +282,149 @@ asio::awaitable<bool> Connection::write_output() {
   co_return !ec && !closing_;
 }
 
-asio::awaitable<void> Connection::flush_remote() {
-  if (remote_batch_.empty()) {
+void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
+  if (batches_.empty()) {
+    batches_.resize(engine_.shard_count());
+  }
+  batches_[shard].add(spec, args_);
+  window_.push_back(static_cast<uint16_t>(shard));
+  if (shard != shard_) {
+    ++window_remote_;
+  }
+  for (std::string_view a : args_) {
+    window_bytes_ += a.size();
+  }
+}
+
+namespace {
+
+// Completes the coroutine waiting in flush_window once every shard has sent its batch back.
+// Lives on the connection's thread only (every completion is posted there), so the count
+// needs no atomics.
+template <class Handler>
+struct FanIn {
+  explicit FanIn(Handler h) : handler(std::move(h)) {}
+  Handler handler;
+  int remaining = 0;
+};
+
+}  // namespace
+
+asio::awaitable<void> Connection::flush_window() {
+  if (window_.empty()) {
     co_return;
   }
-  std::vector<RemoteCommand> batch;
-  batch.swap(remote_batch_);
-  Engine* engine = &engine_;
-  size_t target = remote_shard_;
-  int proto = session_.resp;
-  // The task is a named local, not a temporary inside the co_await expression: GCC 12 has
-  // known bugs with temporaries that live across a coroutine suspension.
-  auto task = [engine, target, proto, batch = std::move(batch)]() {
-    std::string out;
-    ReplyWriter w(out, proto);
-    std::vector<std::string_view> views;
-    for (const RemoteCommand& cmd : batch) {
-      views.assign(cmd.args.begin(), cmd.args.end());
-      execute_command(*cmd.spec, views, *engine, engine->shard(target), false, nullptr, w);
-    }
-    // The replies leave this thread only once their log records are written.
-    ShardLog& log = engine->shard(target).log();
-    if (log.needs_flush()) {
-      log.flush();
-    }
-    return out;
-  };
-  std::string replies = co_await engine_.call_on(target, std::move(task));
-  out_ += replies;
+  if (window_remote_ > 0) {
+    // Named initiation object: GCC 12 mishandles lambda temporaries across co_await.
+    auto initiation = [this](auto handler) {
+      using H = decltype(handler);
+      auto fan = std::make_shared<FanIn<H>>(std::move(handler));
+      Shard& home = engine_.shard(shard_);
+      asio::io_context& home_io = home.io();
+      int proto = session_.resp;
+      for (size_t t = 0; t < batches_.size(); ++t) {
+        if (t == shard_ || batches_[t].empty()) {
+          continue;
+        }
+        ++fan->remaining;
+        KeyspaceStats::bump(home.cross_thread_messages());
+        KeyspaceStats::bump(home.cross_thread_commands(), batches_[t].size());
+        Shard* dest = &engine_.shard(t);
+        // The batch travels by move and comes back the same way; the coroutine (which keeps
+        // this connection alive) waits for every batch before it touches batches_ again.
+        asio::post(dest->io(),
+                   [this, fan, dest, &home_io, proto, t, batch = std::move(batches_[t])]() mutable {
+                     batch.run(engine_, *dest, proto, nullptr, true);
+                     KeyspaceStats::bump(dest->cross_thread_messages());
+                     asio::post(home_io, [this, fan, t, batch = std::move(batch)]() mutable {
+                       batches_[t] = std::move(batch);
+                       if (--fan->remaining == 0) {
+                         H h = std::move(fan->handler);
+                         std::move(h)();
+                       }
+                     });
+                   });
+      }
+      // The own shard's part runs while the others run theirs.
+      if (!batches_[shard_].empty()) {
+        batches_[shard_].run(engine_, home, proto, &session_, false);
+      }
+    };
+    co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
+                                                                         asio::use_awaitable);
+  } else {
+    batches_[shard_].run(engine_, engine_.shard(shard_), session_.resp, &session_, false);
+  }
+  // Replies in request order: the k-th windowed command of shard s is reply k of batch s.
+  thread_local std::vector<uint32_t> next;
+  next.assign(batches_.size(), 0);
+  for (uint16_t s : window_) {
+    out_ += batches_[s].reply(next[s]++);
+  }
+  for (ShardBatch& b : batches_) {
+    b.clear();
+  }
+  window_.clear();
+  window_remote_ = 0;
+  window_bytes_ = 0;
+}
+
+void Connection::note_route(size_t shard) {
+  if (shard == shard_) {
+    streak_ = 0;
+    return;
+  }
+  if (shard != streak_shard_) {
+    streak_shard_ = shard;
+    streak_ = 0;
+  }
+  if (++streak_ >= kMigrateAfter && set_.adopt) {
+    migrate_to_ = shard;
+  }
+}
+
+bool Connection::migrate() {
+  size_t target = migrate_to_;
+  migrate_to_ = shard_;
+  streak_ = 0;
+  int64_t now = unix_ms_coarse();
+  // Nothing may be left half-done on this thread: no input, no output, no wait, no hub entry.
+  bool idle = !closing_ && !shutting_down_ && in_.size() == 0 && out_.empty() &&
+              deferred_.empty() && inflight_.empty() && !push_sending_ && !coro_sending_ &&
+              !reply_deferred_ && !blocked_ && window_.empty() && session_.subscriptions() == 0 &&
+              !session_.multi.active;
+  // At most one move a second, so a client alternating between two shards' keys in bursts
+  // cannot make its connection bounce.
+  if (!idle || now - migrated_at_ms_ < kMigrateIntervalMs) {
+    return false;
+  }
+  std::error_code ec;
+  auto protocol = socket_.local_endpoint(ec).protocol();
+  if (ec) {
+    return false;
+  }
+  int fd = socket_.release(ec);
+  if (ec || fd < 0) {
+    return false;
+  }
+  {
+    // Until the new thread takes over, a kill is remembered rather than posted here.
+    std::lock_guard lock(owner_->mutex);
+    owner_->io = nullptr;
+    owner_->conn.reset();
+  }
+  session_.pubsub->sink = nullptr;
+  uint64_t client_id = id();
+  ConnectionHandoff h;
+  h.fd = fd;
+  h.protocol = protocol;
+  h.session = std::move(session_);
+  h.owner = std::move(owner_);
+  h.migrated_at_ms = now;
+  set_.remove(client_id);
+  engine_.stats().connection_migrations.fetch_add(1, std::memory_order_relaxed);
+  set_.adopt(target, std::move(h));
+  return true;
 }
 
 asio::awaitable<bool> Connection::process_input() {
@@ -276,13 +443,13 @@ asio::awaitable<bool> Connection::process_input() {
           engine_.config().client_query_buffer_limit.load(std::memory_order_relaxed)) {
         protocol_log().warn("closing client {}: query buffer over client-query-buffer-limit",
                             session_.info->addr);
-        co_await flush_remote();
+        co_await flush_window();
         co_return false;
       }
       break;
     }
     if (st == ParseStatus::kError) {
-      co_await flush_remote();
+      co_await flush_window();
       protocol_log().warn("protocol error from client {}: {}", session_.info->addr,
                           parser_.error());
       ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
@@ -296,13 +463,13 @@ asio::awaitable<bool> Connection::process_input() {
 
     bool suppress = session_.reply_mode == ReplyMode::kOff || session_.skip_this_reply;
     bool was_skip = session_.skip_this_reply;
-    // The check writes its error into a side buffer: pending remote replies must go first.
+    // The check writes its error into a side buffer: windowed replies must go first.
     std::string rejected;
     ReplyWriter check_writer(rejected, session_.resp);
     const CommandSpec* spec =
         check_command(engine_.table(), args_, session_, engine_, check_writer);
     if (spec == nullptr) {
-      co_await flush_remote();
+      co_await flush_window();
       if (!suppress) {
         out_ += rejected;
       }
@@ -319,7 +486,7 @@ asio::awaitable<bool> Connection::process_input() {
         continue;
       }
       if (spec->name == "EXEC") {
-        co_await flush_remote();
+        co_await flush_window();
         size_t mark = out_.size();
         out_ += co_await exec_transaction();
         in_.consume(consumed);
@@ -331,24 +498,25 @@ asio::awaitable<bool> Connection::process_input() {
       }
     }
     route_command(*spec, args_, engine_, shard_, route, key_scratch_);
-
-    if (route.kind == RouteKind::kRemote && !suppress && (spec->flags & kBlocking) == 0) {
-      if (!remote_batch_.empty() && remote_shard_ != route.shard) {
-        co_await flush_remote();
+    bool windowable = route.keyed && !suppress && (spec->flags & kBlocking) == 0 &&
+                      route.kind != RouteKind::kAtomic;
+    if (windowable) {
+      note_route(route.kind == RouteKind::kRemote ? route.shard : shard_);
+      if (route.kind == RouteKind::kRemote || !window_.empty()) {
+        // Squashed: this shard's part of the pipeline travels (or runs) with the others.
+        add_to_window(route.kind == RouteKind::kRemote ? route.shard : shard_, *spec);
+        in_.consume(consumed);
+        if (window_.size() >= kWindowCommands || window_bytes_ >= kWindowBytes ||
+            out_.size() >= kFlushThreshold) {
+          co_await flush_window();
+        }
+        continue;
       }
-      remote_shard_ = route.shard;
-      remote_batch_.push_back(RemoteCommand{spec, {args_.begin(), args_.end()}});
-      in_.consume(consumed);
-      if (out_.size() >= kFlushThreshold || remote_batch_.size() >= 1024) {
-        co_await flush_remote();
-      }
-      continue;
     }
 
-    // Checked here rather than only inside: every local command passes this point, and
-    // entering the coroutine costs a frame even when there is nothing to flush.
-    if (!remote_batch_.empty()) {
-      co_await flush_remote();
+    // Everything else runs after the commands before it: the window goes first.
+    if (!window_.empty()) {
+      co_await flush_window();
     }
     size_t mark = out_.size();
     if ((spec->flags & kBlocking) != 0) {
@@ -360,9 +528,9 @@ asio::awaitable<bool> Connection::process_input() {
       ReplyWriter w(out_, session_.resp);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, w);
     } else if (route.kind == RouteKind::kRemote) {
-      remote_shard_ = route.shard;
-      remote_batch_.push_back(RemoteCommand{spec, {args_.begin(), args_.end()}});
-      co_await flush_remote();
+      // A reply that is suppressed still runs where its keys live, alone.
+      add_to_window(route.shard, *spec);
+      co_await flush_window();
     } else {
       // Copy the arguments: the coroutine may suspend while it takes the shard locks.
       std::vector<std::string> owned(args_.begin(), args_.end());
@@ -408,9 +576,7 @@ asio::awaitable<bool> Connection::process_input() {
       }
     }
   }
-  if (!remote_batch_.empty()) {
-    co_await flush_remote();
-  }
+  co_await flush_window();
   co_return !shutting_down_;
 }
 

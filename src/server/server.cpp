@@ -46,6 +46,13 @@ Server::Server(Config& config) : config_(config) {
   }
   engine_ = std::make_unique<Engine>(config_, command_table(), contexts);
   engine_->shutdown_hook = [this] { shutdown(); };
+  if (n > 1) {
+    for (auto& w : workers_) {
+      w->connections.adopt = [this](size_t target, ConnectionHandoff h) {
+        adopt_connection(target, std::move(h));
+      };
+    }
+  }
   persistence_ = std::make_unique<Persistence>(*engine_);
   engine_->set_persistence(persistence_.get());
 }
@@ -148,17 +155,42 @@ asio::awaitable<void> Server::accept_loop() {
       continue;
     }
     configure_socket(socket);
-    auto conn = std::make_shared<Connection>(std::move(socket), *engine_, target, w.connections);
-    asio::co_spawn(w.io, Connection::serve(std::move(conn)), [](std::exception_ptr e) {
-      if (e) {
-        try {
-          std::rethrow_exception(e);
-        } catch (const std::exception& ex) {
-          spdlog::error("connection ended by an internal error: {}", ex.what());
-        }
-      }
-    });
+    spawn_connection(
+        w.io, std::make_shared<Connection>(std::move(socket), *engine_, target, w.connections));
   }
+}
+
+void Server::spawn_connection(asio::io_context& io, std::shared_ptr<Connection> conn) {
+  asio::co_spawn(io, Connection::serve(std::move(conn)), [](std::exception_ptr e) {
+    if (e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        spdlog::error("connection ended by an internal error: {}", ex.what());
+      }
+    }
+  });
+}
+
+void Server::adopt_connection(size_t target, ConnectionHandoff h) {
+  Worker* w = workers_[target].get();
+  asio::post(w->io, [this, w, target, h = std::move(h)]() mutable {
+    // The descriptor joins this worker's reactor; input the client sent meanwhile is still in
+    // the kernel and is read by the connection's first read here.
+    asio::ip::tcp::socket socket(w->io);
+    std::error_code ec;
+    socket.assign(h.protocol, h.fd, ec);
+    if (ec || stopping_.load()) {
+      if (ec) {
+        refused_log().warn("cannot move connection: {}", ec.message());
+      }
+      ::close(h.fd);
+      engine_->clients().remove(h.session.info->id);
+      return;
+    }
+    spawn_connection(w->io, std::make_shared<Connection>(std::move(socket), *engine_, target,
+                                                         w->connections, std::move(h)));
+  });
 }
 
 asio::awaitable<void> Server::auto_rewrite() {

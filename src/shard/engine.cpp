@@ -77,6 +77,7 @@ std::shared_ptr<Engine::ParkState> Engine::park(size_t home, const std::vector<s
       continue;
     }
     ++expected;
+    KeyspaceStats::bump(shard(home).cross_thread_messages());
     asio::post(shard(s).io(), [st] {
       st->arrived.fetch_add(1, std::memory_order_acq_rel);
       st->arrived.notify_all();

@@ -24,7 +24,7 @@ struct ClientInfo {
   std::string addr;
   std::string laddr;
   int fd = -1;
-  size_t shard = 0;
+  std::atomic<size_t> shard{0};  // the thread serving it (changes when it migrates)
   int64_t created_ms = 0;
   std::atomic<int64_t> last_interaction_ms{0};
   std::atomic<int> resp{2};

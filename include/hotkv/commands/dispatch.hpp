@@ -27,6 +27,9 @@ struct Route {
   RouteKind kind = RouteKind::kLocal;
   size_t shard = 0;
   std::vector<size_t> shards;
+  // The command names keys (and is not a connection command): it touches nothing but them,
+  // so it may run in its shard's part of a squashed pipeline.
+  bool keyed = false;
 };
 
 // Looks the command up and checks arity and authentication. On failure writes the error reply

@@ -1,11 +1,15 @@
-// One client connection, owned by the thread that accepted it. Its coroutine reads, parses
+// One client connection, owned by the thread that serves it. Its coroutine reads, parses
 // every complete command in the buffer, executes each one (inline when its keys are local,
 // by message to the owning shard otherwise, or atomically across shards), and writes the
-// replies in request order. Consecutive pipelined commands for the same remote shard travel in
-// one message, so pipelining stays cheap across threads.
+// replies in request order. A pipeline is squashed: each shard's part of it travels to that
+// shard in one message, the parts run in parallel, and the replies are put back in request
+// order. A connection whose commands keep going to one other shard moves to that shard's
+// thread (see Connection::note_route).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,9 +19,10 @@
 #include <asio/steady_timer.hpp>
 
 #include "hotkv/commands/client_session.hpp"
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/shard_batch.hpp"
 #include "hotkv/net/client_socket.hpp"
 #include "hotkv/net/input_buffer.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/resp/parser.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/engine.hpp"
@@ -29,9 +34,34 @@ namespace hotkv {
 struct CommandSpec;
 class ConnectionSet;
 
+class Connection;
+
+// Where a client's connection lives now. CLIENT KILL and CLIENT UNBLOCK, from any thread, post
+// to it through ClientInfo's callbacks, which are set once; a migration re-points this
+// instead, under the mutex, so no callback is ever rewritten while another thread calls it.
+struct ConnectionOwner {
+  std::mutex mutex;
+  asio::io_context* io = nullptr;
+  std::weak_ptr<Connection> conn;
+  bool kill_requested = false;  // a kill that arrived while the connection was moving
+};
+
+// A connection on its way to another thread (Connection::migrate): its descriptor, released
+// from the old thread's reactor, and everything the client has set on it.
+struct ConnectionHandoff {
+  int fd = -1;
+  asio::ip::tcp protocol = asio::ip::tcp::v4();
+  ClientSession session;
+  std::shared_ptr<ConnectionOwner> owner;
+  int64_t migrated_at_ms = 0;
+};
+
 class Connection : public std::enable_shared_from_this<Connection>, private PubSubSink {
  public:
   Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shard, ConnectionSet& set);
+  // A connection taken over from another thread, with the session it had there.
+  Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shard, ConnectionSet& set,
+             ConnectionHandoff&& from);
   ~Connection();
 
   // The connection's whole life, run on its owner thread; returns when the client is gone. The
@@ -51,15 +81,23 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
 
   asio::awaitable<void> run();
 
-  struct RemoteCommand {
-    const CommandSpec* spec;
-    std::vector<std::string> args;
-  };
-
   // Executes every complete command in the input buffer. Returns false when the connection
   // must close after its replies are written (QUIT, protocol error, shutdown).
   asio::awaitable<bool> process_input();
-  asio::awaitable<void> flush_remote();
+  // The pipeline window: keyed commands parsed while a command for another shard is pending
+  // are put in their shard's batch (window_ remembers whose reply comes next) instead of
+  // running one by one. flush_window sends every other shard its batch in one message, runs
+  // the own shard's batch meanwhile, waits for all, and appends the replies to out_ in request
+  // order. Any other command (keyless, atomic, blocking, MULTI...) first flushes the window.
+  void add_to_window(size_t shard, const CommandSpec& spec);
+  asio::awaitable<void> flush_window();
+  // Counts where keyed commands go; true once the last kMigrateAfter all went to one other
+  // shard and the connection may move there (then migrate_to_ names it).
+  void note_route(size_t shard);
+  // Between requests, with nothing pending: hands the socket and the session to the thread
+  // of migrate_to_ (ConnectionSet::adopt). True if the connection has moved; its coroutine
+  // then ends without closing anything.
+  bool migrate();
   asio::awaitable<bool> write_output();
   // Replies of a request/reply exchange are written at the end of the thread's current batch
   // of ready sockets, all in one pass (ConnectionSet::defer_reply), as Redis writes before it
@@ -104,8 +142,14 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   std::vector<std::string_view> args_;
   std::vector<size_t> key_scratch_;
   std::string out_;
-  size_t remote_shard_ = 0;
-  std::vector<RemoteCommand> remote_batch_;
+  std::vector<ShardBatch> batches_;  // indexed by shard, sized on first use
+  std::vector<uint16_t> window_;     // the shard of each windowed command, in request order
+  size_t window_remote_ = 0;         // windowed commands for other shards
+  size_t window_bytes_ = 0;
+  // Migration: the other shard the latest keyed commands all went to, and how many in a row.
+  size_t streak_shard_ = 0;
+  uint32_t streak_ = 0;
+  int64_t migrated_at_ms_ = 0;
   std::shared_ptr<BlockedClient> blocked_;
   std::optional<WakeResult> wake_result_;
   asio::steady_timer block_timer_;
@@ -123,6 +167,13 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   bool shutting_down_ = false;
   bool reading_ = false;
   bool reply_deferred_ = false;  // queued in set_ for the end-of-batch write
+  // Migration (see note_route): consecutive keyed commands that must all go to one other
+  // shard before the connection moves there, and the least time between two moves.
+  static constexpr uint32_t kMigrateAfter = 16;
+  static constexpr int64_t kMigrateIntervalMs = 1000;
+  size_t migrate_to_;     // == shard_ unless a move is wanted
+  bool adopted_ = false;  // arrived by migration (already in the client registry)
+  std::shared_ptr<ConnectionOwner> owner_;
 };
 
 // The connections of one thread, for idle timeouts and shutdown.
@@ -138,6 +189,9 @@ class ConnectionSet {
   void defer_reply(std::shared_ptr<Connection> c);
   // Owner thread. Counts a completed read (see write_deferred).
   void note_read() { ++reads_; }
+  // Set by the server: takes a migrating connection over on thread `target` (it posts there).
+  // Unset (tests, a single thread), connections never migrate.
+  std::function<void(size_t target, ConnectionHandoff)> adopt;
 
  private:
   static constexpr int kMaxGroupWaits = 4;

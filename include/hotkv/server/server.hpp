@@ -46,6 +46,9 @@ class Server {
   };
 
   asio::awaitable<void> accept_loop();
+  void spawn_connection(asio::io_context& io, std::shared_ptr<Connection> conn);
+  // Takes a connection that moves to worker `target` over there (ConnectionSet::adopt).
+  void adopt_connection(size_t target, ConnectionHandoff h);
   // Starts a log rewrite with every shard parked (auto-aof-rewrite thresholds reached).
   asio::awaitable<void> auto_rewrite();
   // CONFIG SET appendonly: turns the log on or off with every shard parked.

@@ -44,6 +44,8 @@ struct ServerStats {
   std::atomic<uint64_t> rejected_connections{0};
   std::atomic<uint64_t> total_error_replies{0};
   std::atomic<uint64_t> atomic_operations{0};  // cross-shard run_atomic calls
+  // Connections moved to the thread that owns the keys they keep using.
+  std::atomic<uint64_t> connection_migrations{0};
   std::atomic<int64_t> ops_per_sec{0};
   std::atomic<int64_t> lastsave_unix{0};
   // Blocking reads registered on a shard: writes look for readers to wake only while > 0.
@@ -113,10 +115,12 @@ class Engine {
   template <class F>
   asio::awaitable<std::invoke_result_t<F>> call_on(size_t target, F fn) {
     using R = std::invoke_result_t<F>;
-    asio::io_context* io = &shard(target).io();
+    Shard* dest = &shard(target);
     // A named initiation object: GCC 12 mishandles lambda temporaries inside co_await.
-    auto initiation = [io, fn = std::move(fn)](auto handler) mutable {
-      asio::post(*io, [fn = std::move(fn), handler = std::move(handler)]() mutable {
+    auto initiation = [dest, fn = std::move(fn)](auto handler) mutable {
+      asio::post(dest->io(), [dest, fn = std::move(fn), handler = std::move(handler)]() mutable {
+        // Both messages, there and back, counted by the one thread that sees both.
+        KeyspaceStats::bump(dest->cross_thread_messages(), 2);
         R result = fn();
         auto ex = asio::get_associated_executor(handler);
         asio::post(ex, [handler = std::move(handler), result = std::move(result)]() mutable {

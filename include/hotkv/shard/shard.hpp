@@ -49,6 +49,10 @@ class Shard {
   // on one counter).
   std::atomic<uint64_t>& net_input_bytes() { return net_input_bytes_; }
   std::atomic<uint64_t>& net_output_bytes() { return net_output_bytes_; }
+  // Messages this thread posted to another shard's thread (a batch of commands, its replies,
+  // a park for run_atomic), and the commands those batches carried. Owner thread writes.
+  std::atomic<uint64_t>& cross_thread_messages() { return cross_thread_messages_; }
+  std::atomic<uint64_t>& cross_thread_commands() { return cross_thread_commands_; }
 
   // Owner thread. Completes once everything this shard's commands appended to the log so far
   // is written (and synced, with appendfsync always). Every connection that asks during one
@@ -102,6 +106,8 @@ class Shard {
   std::atomic<uint64_t> commands_processed_{0};
   std::atomic<uint64_t> net_input_bytes_{0};
   std::atomic<uint64_t> net_output_bytes_{0};
+  std::atomic<uint64_t> cross_thread_messages_{0};
+  std::atomic<uint64_t> cross_thread_commands_{0};
   asio::steady_timer timer_;
   int64_t armed_at_ms_ = INT64_MAX;
   std::vector<std::function<void()>> barrier_waiters_;

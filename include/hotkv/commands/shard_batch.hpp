@@ -1,0 +1,60 @@
+// One shard's part of a client's pipeline: the commands whose keys all live on that shard, in
+// the order the client sent them, with their arguments copied back to back into one buffer,
+// and (once run) their replies. A batch travels to the owning shard's thread by move and comes
+// back the same way, so in steady state a pipeline crossing threads allocates nothing per
+// command: the buffers keep their capacity from one window to the next.
+//
+// No asio here: the connection decides when a batch travels (net/connection.cpp); this file
+// only fills, runs and reads batches.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hotkv/commands/client_session.hpp"
+#include "hotkv/shard/engine.hpp"
+
+namespace hotkv {
+
+struct CommandSpec;
+
+class ShardBatch {
+ public:
+  // Appends a command (its arguments are copied). REQUIRES: the batch has not been run since
+  // the last clear().
+  void add(const CommandSpec& spec, std::span<const std::string_view> argv);
+  size_t size() const { return commands_.size(); }
+  bool empty() const { return commands_.empty(); }
+  // Bytes of arguments held (for the connection's bound on a window).
+  size_t arg_bytes() const { return args_.size(); }
+
+  // Runs every command in order on `shard`, which must be the calling thread's own shard and
+  // own every key of the batch, replying in protocol `proto`. `session` is the client's
+  // session when the batch runs on the client's own thread, else null (as for any command
+  // executed on another shard). With `flush_log`, the shard's log records are written (and
+  // synced with appendfsync always) before this returns, so the replies may leave the shard.
+  void run(Engine& engine, Shard& shard, int proto, ClientSession* session, bool flush_log);
+
+  // The reply of command i. REQUIRES: run() was called.
+  std::string_view reply(size_t i) const;
+
+  // Forgets the commands and replies, keeping the buffers (released when unusually large).
+  void clear();
+
+ private:
+  struct Command {
+    const CommandSpec* spec;
+    uint32_t first_arg;
+    uint32_t argc;
+  };
+  std::string args_;
+  std::vector<uint32_t> arg_ends_;
+  std::vector<Command> commands_;
+  std::string replies_;
+  std::vector<size_t> reply_ends_;  // replies may pass 4 GiB (large values)
+};
+
+}  // namespace hotkv

@@ -1,0 +1,69 @@
+// A pipeline's part for one shard (see shard_batch.hpp).
+#include "hotkv/commands/shard_batch.hpp"
+
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/resp/writer.hpp"
+
+namespace hotkv {
+namespace {
+
+// Buffers past this are released by clear(), so one huge pipeline does not pin its memory on
+// a connection that goes back to single commands.
+constexpr size_t kKeepBytes = 256 * 1024;
+constexpr size_t kKeepCommands = 4096;
+
+template <class T>
+void clear_keeping_small(T& buf, size_t keep) {
+  if (buf.capacity() > keep) {
+    T().swap(buf);
+  } else {
+    buf.clear();
+  }
+}
+
+}  // namespace
+
+void ShardBatch::add(const CommandSpec& spec, std::span<const std::string_view> argv) {
+  commands_.push_back(
+      Command{&spec, static_cast<uint32_t>(arg_ends_.size()), static_cast<uint32_t>(argv.size())});
+  for (std::string_view a : argv) {
+    args_.append(a);
+    arg_ends_.push_back(static_cast<uint32_t>(args_.size()));
+  }
+}
+
+void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* session,
+                     bool flush_log) {
+  // Views into args_, rebuilt per command; one vector per thread, so no allocation per batch.
+  thread_local std::vector<std::string_view> views;
+  ReplyWriter w(replies_, proto);
+  for (const Command& c : commands_) {
+    views.clear();
+    uint32_t begin = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
+    for (uint32_t i = 0; i < c.argc; ++i) {
+      uint32_t end = arg_ends_[c.first_arg + i];
+      views.emplace_back(args_.data() + begin, end - begin);
+      begin = end;
+    }
+    execute_command(*c.spec, views, engine, shard, false, session, w);
+    reply_ends_.push_back(replies_.size());
+  }
+  if (flush_log && shard.log().needs_flush()) {
+    shard.log().flush();
+  }
+}
+
+std::string_view ShardBatch::reply(size_t i) const {
+  size_t begin = i == 0 ? 0 : reply_ends_[i - 1];
+  return std::string_view(replies_).substr(begin, reply_ends_[i] - begin);
+}
+
+void ShardBatch::clear() {
+  clear_keeping_small(args_, kKeepBytes);
+  clear_keeping_small(replies_, kKeepBytes);
+  clear_keeping_small(arg_ends_, kKeepCommands);
+  clear_keeping_small(commands_, kKeepCommands);
+  clear_keeping_small(reply_ends_, kKeepCommands);
+}
+
+}  // namespace hotkv
