@@ -42,7 +42,10 @@
 #                   -HOLDEXISTS for a repeated random id (-r 10^9 draws ~20 repeats in 200,000).
 #
 # Usage: scripts/bench.sh [options]
-#   --threads N          hotkv --threads (default 1)
+#   --threads LIST       hotkv --threads, or a comma list of them (`default` = one per core, the
+#                        server's own default): each is a hotkv server of its own, alternated
+#                        with redis-server in the same run, e.g. --threads 1,default prints
+#                        each against redis and the default against --threads 1 (default 1)
 #   --repeats R          runs per case and server (default 1); rps is the median
 #   --requests N         requests for the -P 1 and hot-key cases (default 200000)
 #   --pipeline-requests N  requests for the -P 16 cases (default 10 x --requests)
@@ -62,7 +65,7 @@
 #   --tools-dir DIR      where hotkv_stream_bench and hotkv_pubsub_bench are (default
 #                        build-release, built there if missing)
 #   --no-pin             do not use taskset
-# Example: scripts/bench.sh --threads 2 --repeats 3
+# Example: scripts/bench.sh --threads 1,default --repeats 3
 #          scripts/bench.sh --cases xadd,xadd-p16,xreadgroup,publish --repeats 3
 set -euo pipefail
 
@@ -130,31 +133,56 @@ for tool in redis-server redis-benchmark redis-cli awk; do
   command -v "$tool" >/dev/null || { echo "bench: $tool not found (scripts/deps.sh)" >&2; exit 2; }
 done
 
+# One hotkv server per thread count: names hotkv_t1, hotkv_tdefault, ... (hotkv with one).
+hotkv_names=() hotkv_cmds=() hotkv_labels=()
+IFS=, read -r -a thread_list <<<"$threads"
 if [[ -z $hotkv_cmd ]]; then
   if [[ ! -x $hotkv_bin ]]; then
     echo "bench: $hotkv_bin missing, building a Release hotkv" >&2
     cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build build-release -j2 --target hotkv
   fi
-  hotkv_cmd="$(printf '%q' "$(realpath "$hotkv_bin")") --port {port} --bind 127.0.0.1"
-  hotkv_cmd+=" --threads $threads --loglevel warning"
-  hotkv_label="hotkv --threads $threads"
+  for t in "${thread_list[@]}"; do
+    [[ $t == default || $t =~ ^[0-9]+$ ]] || { echo "bench: bad --threads $t" >&2; exit 2; }
+    cmd="$(printf '%q' "$(realpath "$hotkv_bin")") --port {port} --bind 127.0.0.1"
+    if [[ $t == default ]]; then
+      hotkv_labels+=("hotkv default threads ($(nproc))")
+    else
+      cmd+=" --threads $t"
+      hotkv_labels+=("hotkv --threads $t")
+    fi
+    hotkv_cmds+=("$cmd --loglevel warning")
+    if ((${#thread_list[@]} == 1)); then
+      hotkv_names+=(hotkv)
+    else
+      hotkv_names+=("hotkv_t$t")
+    fi
+  done
 else
-  hotkv_label="custom: $hotkv_cmd"
+  hotkv_names=(hotkv) hotkv_cmds=("$hotkv_cmd") hotkv_labels=("custom: $hotkv_cmd")
 fi
 redis_cmd="redis-server --port {port} --bind 127.0.0.1 --save '' --appendonly no --loglevel warning"
 if [[ -n $aof ]]; then
   aof_root=$(mktemp -d)
-  mkdir -p "$aof_root/redis" "$aof_root/hotkv"
+  mkdir -p "$aof_root/redis"
   redis_cmd="redis-server --port {port} --bind 127.0.0.1 --save '' --appendonly yes"
   redis_cmd+=" --appendfsync $aof --dir $aof_root/redis --loglevel warning"
-  hotkv_cmd+=" --appendonly yes --appendfsync $aof --dir $aof_root/hotkv"
-  hotkv_label+=" (appendonly yes, appendfsync $aof)"
+  for i in "${!hotkv_names[@]}"; do
+    mkdir -p "$aof_root/${hotkv_names[i]}"
+    hotkv_cmds[i]+=" --appendonly yes --appendfsync $aof --dir $aof_root/${hotkv_names[i]}"
+    hotkv_labels[i]+=" (appendonly yes, appendfsync $aof)"
+  done
 fi
 
 # Pinning: servers on cores 0..n-2, the load generator on the last core.
 ncpu=$(nproc)
 server_pin=() client_pin=() pin_note="not pinned"
+# Pinning every server to one core would make more threads meaningless: with several thread
+# counts, or any above one, nothing is pinned (servers and client share the cores).
+if [[ $threads != 1 ]]; then
+  pin=0
+  pin_note="not pinned (hotkv runs several threads)"
+fi
 if ((pin && ncpu >= 2)) && command -v taskset >/dev/null; then
   server_cores="0-$((ncpu - 2))"
   ((ncpu == 2)) && server_cores=0
@@ -540,15 +568,20 @@ pubsub_bin=$(realpath "$tools_dir/hotkv_pubsub_bench" 2>/dev/null || true)
 command_bin=$(realpath "$tools_dir/hotkv_command_bench" 2>/dev/null || true)
 
 start_server redis "$redis_cmd"
-start_server hotkv "$hotkv_cmd"
+for i in "${!hotkv_names[@]}"; do
+  start_server "${hotkv_names[i]}" "${hotkv_cmds[i]}"
+done
+servers=(redis "${hotkv_names[@]}")
 
 echo "# hotkv vs redis-server"
 echo
 echo "- $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $ncpu cores:" \
   "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 echo "- redis: $(redis-server --version | awk '{ print $3 }'), $redis_cmd"
-echo "- hotkv: $hotkv_label"
-echo "- $pin_note; $repeats run(s) per case and server, alternating redis/hotkv;" \
+for label in "${hotkv_labels[@]}"; do
+  echo "- hotkv: $label"
+done
+echo "- $pin_note; $repeats run(s) per case and server, alternating ${servers[*]};" \
   "-n $requests (-P 16: $pipeline_requests), -r $keyspace"
 if [[ ,$cases, == *,xreadgroup,* ]]; then
   echo "- xreadgroup: $stream_entries entries, $stream_consumers consumers, COUNT 50, one XACK" \
@@ -576,25 +609,43 @@ cpu_per_op() {
 }
 
 # summary_row LABEL RATE_FIELD OPS_FIELD -> one table row from the runs files
+median_of() { # FILE FIELD
+  awk -v f="$2" '{ print $f }' "$1" | median
+}
+
+# summary_row LABEL RPS_FIELD COUNT_FIELD: redis, then each hotkv with its ratio to redis, and
+# with two or more hotkv servers the last against the first (rps and CPU per request).
 summary_row() {
-  local label=$1 rf=$2 of=$3 r_rps h_rps ratio
-  r_rps=$(awk -v f="$rf" '{ print $f }' "$workdir/redis.runs" | median)
-  h_rps=$(awk -v f="$rf" '{ print $f }' "$workdir/hotkv.runs" | median)
-  ratio=$(awk -v a="$h_rps" -v b="$r_rps" 'BEGIN { printf "%.2f", a / b }')
-  printf '| %s | %.0f | %.0f | %s | %s | %s |' "$label" "$r_rps" "$h_rps" "$ratio" \
-    "$(cpu_per_op "$workdir/redis.runs" "$of")" "$(cpu_per_op "$workdir/hotkv.runs" "$of")"
+  local label=$1 rf=$2 of=$3 r_rps h_rps row name first_rps first_cpu cpu
+  r_rps=$(median_of "$workdir/redis.runs" "$rf")
+  row=$(printf '| %s | %.0f | %s |' "$label" "$r_rps" "$(cpu_per_op "$workdir/redis.runs" "$of")")
+  for name in "${hotkv_names[@]}"; do
+    h_rps=$(median_of "$workdir/$name.runs" "$rf")
+    cpu=$(cpu_per_op "$workdir/$name.runs" "$of")
+    row+=$(printf ' %.0f | %s | %s |' "$h_rps" \
+      "$(awk -v a="$h_rps" -v b="$r_rps" 'BEGIN { printf "%.2f", a / b }')" "$cpu")
+    if [[ -z ${first_rps:-} ]]; then
+      first_rps=$h_rps first_cpu=$cpu
+    fi
+  done
+  if ((${#hotkv_names[@]} > 1)); then
+    row+=$(awk -v a="$h_rps" -v b="$first_rps" -v c="$cpu" -v d="$first_cpu" \
+      'BEGIN { printf " %.2f | %.2f |", a / b, (d > 0 ? c / d : 0) }')
+  fi
+  printf '%s' "$row"
 }
 
 rows=()
 for c in "${case_list[@]}"; do
-  : >"$workdir/redis.runs"
-  : >"$workdir/hotkv.runs"
+  for name in "${servers[@]}"; do
+    : >"$workdir/$name.runs"
+  done
   for ((r = 1; r <= repeats; r++)); do
-    for name in redis hotkv; do
+    for name in "${servers[@]}"; do
       res=$(run_one "$name" "$c" "$r")
       echo "$res" >>"$workdir/$name.runs"
       read -r rps ticks n rps2 n2 <<<"$res"
-      printf '%-26s run %d/%d %-6s %12.0f req/s %8.2f us CPU/req' "$(case_label "$c")" "$r" \
+      printf '%-26s run %d/%d %-14s %12.0f req/s %8.2f us CPU/req' "$(case_label "$c")" "$r" \
         "$repeats" "$name" "$rps" "$(awk -v t="$ticks" -v k="$clk_tck" -v n="$n" \
         'BEGIN { print t / k / n * 1e6 }')" >&2
       if [[ -n $rps2 ]]; then
@@ -610,8 +661,19 @@ for c in "${case_list[@]}"; do
   fi
 done
 
-echo "| case | redis rps | hotkv rps | ratio hotkv/redis | redis µs CPU/req | hotkv µs CPU/req |"
-echo "|---|---:|---:|---:|---:|---:|"
+header="| case | redis rps | redis µs CPU/req |"
+rule="|---|---:|---:|"
+for i in "${!hotkv_names[@]}"; do
+  short=${hotkv_labels[i]#hotkv }
+  header+=" ${short} rps | ratio to redis | µs CPU/req |"
+  rule+="---:|---:|---:|"
+done
+if ((${#hotkv_names[@]} > 1)); then
+  header+=" rps ${hotkv_labels[-1]#hotkv } / ${hotkv_labels[0]#hotkv } | CPU/req ratio |"
+  rule+="---:|---:|"
+fi
+echo "$header"
+echo "$rule"
 printf '%s\n' "${rows[@]}"
 echo
 echo "rps: median of runs. CPU: total server CPU over total requests (tick resolution" \
