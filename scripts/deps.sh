@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages HotKV needs to build, test and benchmark, and only those that
-# are missing, so a second run costs a dpkg query and nothing more.
+# are missing, so a second run costs a dpkg query and nothing more. With --test, also what only
+# the tests use (Chromium, which opens hotkv-sale's HTML report).
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,11 @@ packages=(
   redis-server redis-tools python3-redis netcat-openbsd libhiredis-dev tcl procps util-linux
   libluajit2-5.1-dev lua-cjson-dev
 )
+
+# `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report.
+if [[ ${1:-} == --test ]]; then
+  packages+=(chromium)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

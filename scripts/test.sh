@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh
+scripts/deps.sh --test
 
 # The 10,000-connection flash-sale test needs more descriptors than the usual default of 1024:
 # raise the soft limit as far as allowed (a plain `ulimit -n N` would also lower the hard

@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -43,6 +44,8 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
+
+#include "sale_report.hpp"
 
 namespace {
 
@@ -103,7 +106,7 @@ struct Options {
   bool no_ratelimit = false;
   int64_t rate_period_ms = 10000;
   int64_t rate_count = 2;
-  int64_t rate_burst = 0;
+  int64_t rate_burst = -1;  // -1: no BURST (the server's default, count - 1)
   int64_t max_per_owner = 2;
   std::string sweeper = "notify";
   double duration_s = 60;
@@ -113,6 +116,7 @@ struct Options {
   std::string item = "sneaker-x";
   uint64_t seed = 1;
   bool cleanup = false;
+  std::string report;  // --report FILE.html
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -371,6 +375,7 @@ struct Counters {
   int64_t requests = 0;       // shopper commands sent
   int64_t attempts = 0;       // clicks on Buy
   int64_t limited = 0;        // refused by GCRA.LIMIT
+  int64_t limited_bots = 0;   // ... of which bots
   int64_t soldout = 0;        // reserves answered sold out
   int64_t owner_limited = 0;  // native: -OWNERLIMIT
   int64_t reserved = 0;       // holds taken
@@ -416,7 +421,7 @@ class Sale {
       }
     }
     sweeping_ = false;
-    for (auto* c : {sub_.get(), incr_.get()}) {
+    for (auto* c : {sub_.get(), incr_.get(), sampler_.get()}) {
       if (c != nullptr) {
         c->close();
       }
@@ -678,7 +683,7 @@ class Sale {
   awaitable<std::optional<std::pair<bool, int64_t>>> rate_limit(Shopper& s) {
     bool ok = false;
     Reply& r = s.reply;
-    if (o_.rate_burst > 0) {
+    if (o_.rate_burst >= 0) {
       s.conn->cmd({"GCRA.LIMIT", "buy:" + item_ + ":" + s.customer, rate_period_, rate_count_,
                    "BURST", rate_burst_});
     } else {
@@ -725,6 +730,7 @@ class Sale {
         }
         if (!rl->first) {
           ++c_.limited;
+          c_.limited_bots += s.bot ? 1 : 0;
           // A human waits as told; a bot ignores the retry time and comes straight back.
           int64_t wait =
               s.bot ? o_.bot_interval_ms : std::max<int64_t>(rl->second, 1) + uniform(0, 100);
@@ -853,6 +859,61 @@ class Sale {
       last_requests = c_.requests;
       last = now();
     }
+  }
+
+  // --report: one sample every kSampleMs while the sale runs, and one once it is over.
+  awaitable<void> sample_sale() {
+    asio::steady_timer t(io_);
+    Clock::time_point next = t0_;
+    while (active_ > 0) {
+      next += Ms(kSampleMs);
+      while (active_ > 0 && now() < next) {
+        t.expires_at(std::min(next, now() + Ms(20)));
+        co_await t.async_wait(kTuple);
+      }
+      co_await take_sample();
+    }
+    sampling_ = false;
+  }
+
+  awaitable<void> take_sample() {
+    hotkv::sale::Sample s;
+    s.t_s = std::chrono::duration<double>(now() - t0_).count();
+    Reply r;
+    bool native = o_.style == Style::kNative;
+    if (native) {
+      sampler_->cmd({"INV.GET", inv_key_});
+    } else {
+      sampler_->cmd({"GET", stock_key_});
+    }
+    bool ok = co_await sampler_->roundtrip(r);
+    const hotkv::sale::Sample* prev = samples_.empty() ? nullptr : &samples_.back();
+    s.available = prev != nullptr ? prev->available : o_.units;
+    s.held = native ? (prev != nullptr ? prev->held : 0) : c_.live_holds;
+    if (ok && native && r.is_array()) {
+      for (size_t i = 0; i + 1 < r.elems.size(); i += 2) {
+        if (r.elems[i].str == "available") {
+          s.available = r.elems[i + 1].integer;
+        } else if (r.elems[i].str == "held") {
+          s.held = r.elems[i + 1].integer;
+        }
+      }
+    } else if (ok && !native) {
+      // The seed's counter dips below zero while a sold-out DECR is given back.
+      s.available = std::max<int64_t>(0, std::atoll(r.str.c_str()));
+    }
+    s.sold = c_.sold;
+    s.reserves = c_.reserved - sampled_.reserved;
+    s.soldout = c_.soldout + c_.owner_limited - sampled_.soldout - sampled_.owner_limited;
+    s.limited_bots = c_.limited_bots - sampled_.limited_bots;
+    s.limited_humans = (c_.limited - c_.limited_bots) - (sampled_.limited - sampled_.limited_bots);
+    std::vector<uint32_t> lat(latencies_us_.begin() + static_cast<ptrdiff_t>(sampled_latencies_),
+                              latencies_us_.end());
+    s.p50_ms = percentile_ms(lat, 0.50);
+    s.p99_ms = percentile_ms(lat, 0.99);
+    sampled_latencies_ = latencies_us_.size();
+    sampled_ = c_;
+    samples_.push_back(s);
   }
 
   void assign_roles() {
@@ -1033,6 +1094,9 @@ class Sale {
     }
     co_await set_up(*a, r);
     assign_roles();
+    if (!o_.report.empty()) {
+      sampler_ = co_await connect_one();
+    }
 
     Clock::time_point connect_start = now();
     co_await connect_shoppers();
@@ -1049,7 +1113,18 @@ class Sale {
     for (auto& s : shoppers_) {
       asio::co_spawn(io_, shop(s), asio::detached);
     }
+    if (sampler_) {
+      sampling_ = true;
+      asio::co_spawn(io_, sample_sale(), asio::detached);
+    }
     co_await progress();
+    {
+      asio::steady_timer wait(io_);
+      while (sampling_) {  // the last sample, taken once every shopper is done
+        wait.expires_after(Ms(5));
+        co_await wait.async_wait(kTuple);
+      }
+    }
     sale_s_ = std::chrono::duration<double>(now() - t0_).count();
     sale_cpu_s_ = process_cpu_s() - cpu0_;
 
@@ -1191,9 +1266,13 @@ class Sale {
     const char* style = o_.style == Style::kNative ? "native (INV.RESERVE/COMMIT/RELEASE)"
                         : o_.style == Style::kLua  ? "lua (EVALSHA check-and-decrement, DEL/XADD)"
                                                    : "plain (DECR/INCR, SET NX EX, DEL/XADD)";
-    std::string rl = o_.no_ratelimit ? std::string("off")
-                                     : fmt::format("GCRA.LIMIT {} ms / {} burst {}",
-                                                   o_.rate_period_ms, o_.rate_count, o_.rate_burst);
+    std::string rl = o_.no_ratelimit
+                         ? std::string("off")
+                         : fmt::format("GCRA.LIMIT {} ms / {} burst {}", o_.rate_period_ms,
+                                       o_.rate_count,
+                                       o_.rate_burst >= 0 ? std::to_string(o_.rate_burst)
+                                                          : std::to_string(o_.rate_count - 1) +
+                                                                " (the default, count - 1)");
 
     fmt::print("hotkv-sale summary\n");
     fmt::print("  server            {}:{} ({})\n", o_.host, o_.port, server_banner_);
@@ -1237,6 +1316,36 @@ class Sale {
       fmt::print("  PROBLEM           {}\n", p);
     }
     bool fatal = oversold > 0 || !problems.empty();
+    if (!o_.report.empty()) {
+      hotkv::sale::ReportMeta meta;
+      meta.title = fmt::format("hotkv-sale: {} units, {} shoppers, {} on {}", o_.units,
+                               o_.shoppers, o_.style_name, server_banner_);
+      meta.facts = {
+          {"server", fmt::format("{}:{} ({})", o_.host, o_.port, server_banner_)},
+          {"style", style},
+          {"rate limit", rl},
+          {"sale", fmt::format("{:.2f} s", sale_s_)},
+          {"units sold", fmt::format("{} of {}", sold_server, o_.units)},
+          {"oversold", std::to_string(oversold)},
+          {"holds taken", std::to_string(c_.reserved)},
+          {"holds paid", std::to_string(c_.sold)},
+          {"sold-out answers", std::to_string(c_.soldout + c_.owner_limited)},
+          {"refused by the rate limit", fmt::format("{} ({} of them bots)", c_.limited,
+                                                    c_.limited_bots)},
+          {"reserve latency", fmt::format("p50 {:.3f} ms, p99 {:.3f} ms", p50, p99)},
+          {"requests", fmt::format("{} ({:.0f} req/s)", c_.requests,
+                                   static_cast<double>(c_.requests) / std::max(sale_s_, 1e-9))},
+          {"check", audit_line},
+      };
+      std::string err = hotkv::sale::write_report(o_.report, meta, samples_);
+      if (err.empty()) {
+        fmt::print("  report            {} ({} samples)\n", o_.report, samples_.size());
+      } else {
+        problems.push_back(err);
+        fmt::print("  PROBLEM           {}\n", err);
+        fatal = true;
+      }
+    }
     fmt::print("  result            {}\n", fatal ? "FAIL" : "OK");
     exit_code_ = fatal ? 1 : (c_.failures > 0 ? 2 : 0);
   }
@@ -1258,6 +1367,14 @@ class Sale {
   std::vector<Shopper> shoppers_;
   Counters c_;
   std::vector<uint32_t> latencies_us_;
+  // --report: the series, the connection that polls the stock, and the counters at the last
+  // sample (each sample holds the interval's differences).
+  std::vector<hotkv::sale::Sample> samples_;
+  std::unique_ptr<RespConn> sampler_;
+  Counters sampled_;
+  size_t sampled_latencies_ = 0;
+  bool sampling_ = false;
+  static constexpr int64_t kSampleMs = 100;
   int64_t active_ = 0;
   int64_t humans_active_ = 0;
   std::optional<Clock::time_point> quiet_since_;
@@ -1325,7 +1442,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-ratelimit", o.no_ratelimit, "no GCRA.LIMIT (redis-server lacks it)");
   app.add_option("--rate-period-ms", o.rate_period_ms, "GCRA.LIMIT period per customer");
   app.add_option("--rate-count", o.rate_count, "GCRA.LIMIT tries per period");
-  app.add_option("--rate-burst", o.rate_burst, "GCRA.LIMIT BURST");
+  app.add_option("--rate-burst", o.rate_burst,
+                 "GCRA.LIMIT BURST (default: none given, the server's count - 1)");
   app.add_option("--max-per-owner", o.max_per_owner, "native: MAXPEROWNER of the item (0: none)");
   app.add_option("--sweeper", o.sweeper,
                  "plain/lua: notify (return expired holds' units on `expired` events) or none")
@@ -1338,13 +1456,16 @@ int main(int argc, char** argv) {
   app.add_option("--item", o.item, "item name (a unique suffix is added per run)");
   app.add_option("--seed", o.seed, "random seed");
   app.add_flag("--cleanup", o.cleanup, "delete the item's stock/inventory and orders keys after");
+  app.add_option("--report", o.report,
+                 "write the sale over time (stock, reserves, sold-out answers, latency, bots "
+                 "refused) as a self-contained HTML page");
   CLI11_PARSE(app, argc, argv);
   o.style = o.style_name == "plain" ? Style::kPlain
             : o.style_name == "lua" ? Style::kLua
                                     : Style::kNative;
   if (o.pay_max_ms < o.pay_min_ms || o.retry_max_ms < o.retry_min_ms || o.pay_min_ms < 0 ||
       o.retry_min_ms < 0 || o.arrival_ms < 0 || o.bot_interval_ms < 0 || o.rate_period_ms <= 0 ||
-      o.rate_count <= 0 || o.rate_burst < 0 || o.max_per_owner < 0 || o.human_retries < 0) {
+      o.rate_count <= 0 || o.rate_burst < -1 || o.max_per_owner < 0 || o.human_retries < 0) {
     fmt::print(stderr, "hotkv-sale: bad option values (a min above its max, or a negative)\n");
     return 2;
   }
