@@ -10,6 +10,7 @@
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/net/shard_courier.hpp"
 #include "hotkv/util/clock.hpp"
 
 namespace hotkv {
@@ -298,14 +299,15 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
 
 namespace {
 
-// Completes the coroutine waiting in flush_window once every shard has sent its batch back.
-// Lives on the connection's thread only (every completion is posted there), so the count
-// needs no atomics.
+// The coroutine waiting in flush_window, resumed by the courier when its last batch is back.
 template <class Handler>
-struct FanIn {
-  explicit FanIn(Handler h) : handler(std::move(h)) {}
+struct WindowWaitFor : WindowWait {
+  explicit WindowWaitFor(Handler h) : handler(std::move(h)) {}
+  void resume() override {
+    Handler h = std::move(handler);
+    std::move(h)();
+  }
   Handler handler;
-  int remaining = 0;
 };
 
 }  // namespace
@@ -317,41 +319,31 @@ asio::awaitable<void> Connection::flush_window() {
   if (window_remote_ > 0) {
     // Named initiation object: GCC 12 mishandles lambda temporaries across co_await.
     auto initiation = [this](auto handler) {
-      using H = decltype(handler);
-      auto fan = std::make_shared<FanIn<H>>(std::move(handler));
-      Shard& home = engine_.shard(shard_);
-      asio::io_context& home_io = home.io();
+      auto wait = std::make_shared<WindowWaitFor<decltype(handler)>>(std::move(handler));
+      ShardCourier& courier = set_.courier(engine_, shard_);
       int proto = session_.resp;
       for (size_t t = 0; t < batches_.size(); ++t) {
         if (t == shard_ || batches_[t].empty()) {
           continue;
         }
-        ++fan->remaining;
-        KeyspaceStats::bump(home.cross_thread_messages());
-        KeyspaceStats::bump(home.cross_thread_commands(), batches_[t].size());
-        Shard* dest = &engine_.shard(t);
-        // The batch travels by move and comes back the same way; the coroutine (which keeps
+        ++wait->remaining;
+        // The batch travels by move and comes back to its slot; the coroutine (which keeps
         // this connection alive) waits for every batch before it touches batches_ again.
-        asio::post(dest->io(),
-                   [this, fan, dest, &home_io, proto, t, batch = std::move(batches_[t])]() mutable {
-                     batch.run(engine_, *dest, proto, nullptr, true);
-                     KeyspaceStats::bump(dest->cross_thread_messages());
-                     asio::post(home_io, [this, fan, t, batch = std::move(batch)]() mutable {
-                       batches_[t] = std::move(batch);
-                       if (--fan->remaining == 0) {
-                         H h = std::move(fan->handler);
-                         std::move(h)();
-                       }
-                     });
-                   });
+        Parcel p;
+        p.batch = std::move(batches_[t]);
+        p.proto = proto;
+        p.target = t;
+        p.home_slot = &batches_[t];
+        p.wait = wait;
+        courier.send(std::move(p));
       }
       // The own shard's part runs while the others run theirs.
       if (!batches_[shard_].empty()) {
-        batches_[shard_].run(engine_, home, proto, &session_, false);
+        batches_[shard_].run(engine_, engine_.shard(shard_), proto, &session_, false);
       }
     };
     co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
-                                                                         asio::use_awaitable);
+                                                                          asio::use_awaitable);
   } else {
     batches_[shard_].run(engine_, engine_.shard(shard_), session_.resp, &session_, false);
   }

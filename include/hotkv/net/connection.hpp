@@ -23,6 +23,7 @@
 #include "hotkv/commands/shard_batch.hpp"
 #include "hotkv/net/client_socket.hpp"
 #include "hotkv/net/input_buffer.hpp"
+#include "hotkv/net/shard_courier.hpp"
 #include "hotkv/resp/parser.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/engine.hpp"
@@ -192,6 +193,13 @@ class ConnectionSet {
   // Set by the server: takes a migrating connection over on thread `target` (it posts there).
   // Unset (tests, a single thread), connections never migrate.
   std::function<void(size_t target, ConnectionHandoff)> adopt;
+  // Owner thread. This thread's batched messages to the other shards (made on first use).
+  ShardCourier& courier(Engine& engine, size_t home) {
+    if (!courier_) {
+      courier_ = std::make_unique<ShardCourier>(engine, home);
+    }
+    return *courier_;
+  }
 
  private:
   static constexpr int kMaxGroupWaits = 4;
@@ -203,6 +211,7 @@ class ConnectionSet {
   std::vector<std::shared_ptr<Connection>> writing_;
   std::vector<std::weak_ptr<Connection>> live() const;
   std::unordered_map<uint64_t, std::weak_ptr<Connection>> conns_;
+  std::unique_ptr<ShardCourier> courier_;
 };
 
 }  // namespace hotkv

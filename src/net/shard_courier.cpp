@@ -1,0 +1,80 @@
+// Cross-thread messages for pipeline windows, batched per loop turn (see shard_courier.hpp).
+#include "hotkv/net/shard_courier.hpp"
+
+#include <asio/post.hpp>
+
+namespace hotkv {
+
+ShardCourier::ShardCourier(Engine& engine, size_t home)
+    : engine_(engine), home_(home), outgoing_(engine.shard_count()) {}
+
+void ShardCourier::send(Parcel parcel) {
+  Bag& bag = outgoing_[parcel.target];
+  if (bag.empty() && bag.capacity() == 0 && !spare_.empty()) {
+    bag.swap(spare_.back());
+    spare_.pop_back();
+  }
+  bag.push_back(std::move(parcel));
+  if (!flush_posted_) {
+    // Posted handlers run after the ready sockets the reactor has already queued, so the flush
+    // comes once this turn's connections have all been read and parsed.
+    flush_posted_ = true;
+    asio::post(engine_.shard(home_).io(), [this] { flush(); });
+  }
+}
+
+void ShardCourier::flush() {
+  flush_posted_ = false;
+  Shard& home = engine_.shard(home_);
+  for (size_t t = 0; t < outgoing_.size(); ++t) {
+    if (outgoing_[t].empty()) {
+      continue;
+    }
+    Bag bag;
+    bag.swap(outgoing_[t]);
+    KeyspaceStats::bump(home.cross_thread_messages());
+    size_t commands = 0;
+    for (const Parcel& p : bag) {
+      commands += p.batch.size();
+    }
+    KeyspaceStats::bump(home.cross_thread_commands(), commands);
+    Engine* engine = &engine_;
+    asio::post(engine_.shard(t).io(), [engine, from = this, t, bag = std::move(bag)]() mutable {
+      deliver(engine, from, t, std::move(bag));
+    });
+  }
+}
+
+void ShardCourier::deliver(Engine* engine, ShardCourier* from, size_t target, Bag bag) {
+  Shard& shard = engine->shard(target);
+  for (Parcel& p : bag) {
+    p.batch.run(*engine, shard, p.proto, nullptr, false);
+  }
+  // The replies leave this thread only once their log records are written (and synced with
+  // appendfsync always): one group write for every parcel of the message.
+  if (shard.log().needs_flush()) {
+    shard.log().flush();
+  }
+  KeyspaceStats::bump(shard.cross_thread_messages());
+  asio::post(engine->shard(from->home_).io(),
+             [from, bag = std::move(bag)]() mutable { from->returned(std::move(bag)); });
+}
+
+void ShardCourier::returned(Bag bag) {
+  // Every batch goes back to its slot before any connection resumes (a resumed connection
+  // may run a while and send again).
+  for (Parcel& p : bag) {
+    *p.home_slot = std::move(p.batch);
+  }
+  for (Parcel& p : bag) {
+    if (--p.wait->remaining == 0) {
+      p.wait->resume();
+    }
+  }
+  bag.clear();
+  if (spare_.size() < outgoing_.size()) {
+    spare_.push_back(std::move(bag));
+  }
+}
+
+}  // namespace hotkv
