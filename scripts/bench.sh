@@ -52,7 +52,10 @@
 #   --stream-entries N   entries the xreadgroup case drains (default --requests)
 #   --publish-requests N PUBLISH calls in the publish case (default --requests / 10; each is
 #                        delivered 100 times)
-#   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot,
+#   --pipe-requests N    SETs the pipe case sends through redis-cli --pipe (default 1000000)
+#   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot,mset,
+#                        mset-p16 (redis-benchmark's 10-key MSET), pipe (redis-cli --pipe of
+#                        random-key SETs),
 #                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,publish, the reserve
 #                        cases above, or reserve-all for the eight of them; evalsha,
 #                        evalsha-p16, evalsha-c1000, evalsha-c1000-p16, multi-1shard,
@@ -85,6 +88,7 @@ tools_dir="${HOTKV_BENCH_TOOLS:-build-release}"
 pin=1
 aof=""
 keyspace=100000        # -r: keys spread over every slot, hence every shard
+pipe_requests=1000000  # the pipe case's SETs
 run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
 subscribers=100        # publish case: subscriber connections on one channel
 stream_consumers=4     # xreadgroup case: consumers in the group
@@ -112,6 +116,7 @@ while (($#)); do
     --threads) threads=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --requests) requests=$2; shift 2 ;;
+    --pipe-requests) pipe_requests=$2; shift 2 ;;
     --pipeline-requests) pipeline_requests=$2; shift 2 ;;
     --stream-entries) stream_entries=$2; shift 2 ;;
     --publish-requests) publish_requests=$2; shift 2 ;;
@@ -262,6 +267,9 @@ case_args() {
     get-p16) n=$pipeline_requests; args=(-c 50 -P 16 -r "$keyspace" -t get) ;;
     incr-p16) n=$pipeline_requests; args=(-c 50 -P 16 -r "$keyspace" -t incr) ;;
     decr-hot) n=$requests; args=(-c 1000 -P 1 DECR hotkey) ;;
+    mset) n=$requests; args=(-c 50 -P 1 -r "$keyspace" -t mset) ;;
+    mset-p16) n=$requests; args=(-c 50 -P 16 -r "$keyspace" -t mset) ;;
+    pipe) n=$pipe_requests; kind=pipe; args=() ;;
     set-c500) n=$requests; args=(-c 500 -P 1 -r "$keyspace" -t set) ;;
     incr-c500) n=$requests; args=(-c 500 -P 1 -r "$keyspace" -t incr) ;;
     xadd) n=$requests; args=(-c 50 -P 1 XADD "$key" '*' field value) ;;
@@ -304,6 +312,9 @@ case_label() {
     get-p16) echo "GET -c 50 -P 16" ;;
     incr-p16) echo "INCR -c 50 -P 16" ;;
     decr-hot) echo "DECR one hot key -c 1000" ;;
+    mset) echo "MSET (10 keys) -c 50 -P 1" ;;
+    mset-p16) echo "MSET (10 keys) -c 50 -P 16" ;;
+    pipe) echo "redis-cli --pipe $pipe_requests SETs" ;;
     set-c500) echo "SET -c 500 -P 1" ;;
     incr-c500) echo "INCR -c 500 -P 1" ;;
     xadd) echo "XADD -c 50 -P 1" ;;
@@ -492,6 +503,29 @@ run_evalsha() {
 
 # run_multi NAME CASE PORT PID KEY -> prints "rps cpu_ticks requests" (a request = MULTI, the
 # commands, EXEC)
+# redis-cli --pipe of random-key SETs, from a file written once per run (outside the CPU
+# window); rate is SETs per second of the whole transfer.
+run_pipe() {
+  local name=$1 c=$2 port=$3 pid=$4 before after out start end input=$workdir/pipe.input
+  if [[ ! -s $input ]]; then
+    awk -v n="$n" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
+      k = "pipe:" int(rand() * 1000000000); v = "v" i
+      printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(k), k, length(v), v } }' \
+      >"$input"
+  fi
+  before=$(cpu_ticks "$pid")
+  start=$(date +%s.%N)
+  if ! out=$(timeout "$run_timeout" "${client_pin[@]}" redis-cli -p "$port" --pipe <"$input" 2>&1); then
+    fail_run "$name" "$c" "redis-cli --pipe failed" "$out"
+  fi
+  end=$(date +%s.%N)
+  after=$(cpu_ticks "$pid")
+  [[ $out == *"errors: 0, replies: $n"* ]] || fail_run "$name" "$c" "--pipe lost replies" "$out"
+  timeout 300 redis-cli -p "$port" FLUSHALL >/dev/null
+  awk -v n="$n" -v s="$start" -v e="$end" -v t=$((after - before)) \
+    'BEGIN { print n / (e - s), t, n }'
+}
+
 run_multi() {
   local name=$1 c=$2 port=$3 pid=$4 before after out
   before=$(cpu_ticks "$pid")
@@ -520,6 +554,7 @@ run_one() {
     reserve) run_reserve "$name" "$c" "$port" "$pid" "$key" ;;
     evalsha) run_evalsha "$name" "$c" "$port" "$pid" "$key" ;;
     multi) run_multi "$name" "$c" "$port" "$pid" "$key" ;;
+    pipe) run_pipe "$name" "$c" "$port" "$pid" "$key" ;;
   esac
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "bench: $name died during $c" >&2
