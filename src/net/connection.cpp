@@ -1,6 +1,8 @@
 // The connection coroutine (see connection.hpp).
 #include "hotkv/net/connection.hpp"
 
+#include <algorithm>
+
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
 #include <asio/read.hpp>
@@ -312,7 +314,43 @@ struct WindowWaitFor : WindowWait {
 
 }  // namespace
 
+asio::awaitable<void> Connection::flush_atomic_run() {
+  if (atomic_run_.empty()) {
+    co_return;
+  }
+  std::vector<size_t> shards;
+  shards.swap(atomic_shards_);
+  std::vector<size_t> involved = shards;
+  involved.push_back(shard_);
+  Engine* engine = &engine_;
+  ShardBatch* run = &atomic_run_;
+  ClientSession* session = &session_;
+  size_t home = shard_;
+  int proto = session_.resp;
+  // A named task, not a temporary inside co_await (GCC 12).
+  auto task = [engine, run, session, home, proto, &involved]() {
+    run->run(*engine, engine->shard(home), proto, session, false, true);
+    // Every part is written (and synced with always) while the shards are still parked, so
+    // no later command on any of them can be logged ahead of an incomplete operation.
+    for (size_t i : involved) {
+      ShardLog& log = engine->shard(i).log();
+      if (log.needs_flush()) {
+        log.flush();
+      }
+    }
+    return 0;
+  };
+  co_await engine_.run_atomic(shard_, std::move(shards), std::move(task));
+  for (size_t i = 0; i < atomic_run_.size(); ++i) {
+    out_ += atomic_run_.reply(i);
+  }
+  atomic_run_.clear();
+}
+
 asio::awaitable<void> Connection::flush_window() {
+  if (!atomic_run_.empty()) {
+    co_await flush_atomic_run();
+  }
   if (window_.empty()) {
     co_return;
   }
@@ -492,6 +530,9 @@ asio::awaitable<bool> Connection::process_input() {
     route_command(*spec, args_, engine_, shard_, route, key_scratch_);
     bool windowable = route.keyed && !suppress && (spec->flags & kBlocking) == 0 &&
                       route.kind != RouteKind::kAtomic;
+    if (windowable && !atomic_run_.empty()) {
+      co_await flush_atomic_run();
+    }
     if (windowable) {
       note_route(route.kind == RouteKind::kRemote ? route.shard : shard_);
       if (route.kind == RouteKind::kRemote || !window_.empty()) {
@@ -506,8 +547,27 @@ asio::awaitable<bool> Connection::process_input() {
       }
     }
 
+    if (route.kind == RouteKind::kAtomic && !suppress && (spec->flags & kBlocking) == 0) {
+      if (!window_.empty()) {
+        co_await flush_window();
+      }
+      atomic_run_.add(*spec, args_);
+      for (size_t sh : route.shards) {
+        atomic_shards_.insert(
+            std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh), sh);
+      }
+      atomic_shards_.erase(std::unique(atomic_shards_.begin(), atomic_shards_.end()),
+                           atomic_shards_.end());
+      in_.consume(consumed);
+      if (atomic_run_.size() >= kWindowCommands || atomic_run_.arg_bytes() >= kWindowBytes ||
+          out_.size() >= kFlushThreshold) {
+        co_await flush_atomic_run();
+      }
+      continue;
+    }
+
     // Everything else runs after the commands before it: the window goes first.
-    if (!window_.empty()) {
+    if (!window_.empty() || !atomic_run_.empty()) {
       co_await flush_window();
     }
     size_t mark = out_.size();

@@ -9,6 +9,8 @@
 - Connections whose commands keep going to one other shard move to its thread (INFO
   connection_migrations, CLIENT LIST thread=), keep their session (id, name, RESP3, db), and
   stay reachable: CLIENT KILL, CLIENT UNBLOCK, blocking reads woken by a writer, MULTI/EXEC.
+- Consecutive pipelined commands over several shards (MSET) run in one rendezvous of the
+  threads, and readers never see half of one.
 - redis-cli --pipe of random-key SETs loses nothing.
 
 Every loop is bounded by a count and a deadline.
@@ -29,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import redis  # noqa: E402
 
 from server import (RespError, Server, case, encode_command, hotkv_only,  # noqa: E402
-                    key_slot, run_cases)
+                    key_slot, run_cases, spread_keys)
 
 DIFF_COMMANDS = 100_000
 KEYS = ["k%d" % i for i in range(120)] + ["{t}a", "{t}b", "h1", "h2", "s1", "s2", ""]
@@ -331,6 +333,58 @@ def clients_moving_under_load_lose_no_reply(t, srv):
     r = redis.Redis(port=srv.port)
     per_key = 16 * (rounds // 2) * 30 + 16 * rounds * 10
     assert int(r.get(keys[0])) == per_key and int(r.get(keys[1])) == per_key
+
+
+@case
+@hotkv_only("counts HotKV's cross-shard rendezvous")
+def consecutive_cross_shard_commands_share_one_rendezvous(t, srv):
+    """500 pipelined MSETs over two shards: a few rendezvous, and no reader sees half of one."""
+    threads = threads_of(srv)
+    a, b = spread_keys("pair:", 2)
+    stop = threading.Event()
+    torn = []
+
+    def reader():
+        r = redis.Redis(port=srv.port, socket_timeout=20)
+        deadline = time.monotonic() + 60
+        while not stop.is_set() and time.monotonic() < deadline:
+            va, vb = r.mget(a, b)
+            if va != vb:
+                torn.append((va, vb))
+                return
+        r.close()
+
+    with srv.raw() as c:
+        c.call("MSET", a, "0", b, "0")
+        readers = [threading.Thread(target=reader) for _ in range(3)]
+        for th in readers:
+            th.start()
+        before = stats(srv)
+        rounds = 0
+        reads_before = int(before["total_commands_processed"])
+        deadline = time.monotonic() + 1.0
+        try:
+            # At least 4 rounds, and on for a second so the readers overlap many MSETs.
+            while rounds < 4 or (time.monotonic() < deadline and rounds < 200):
+                cmds = [["MSET", a, str(rounds * 500 + i), b, str(rounds * 500 + i)]
+                        for i in range(1, 501)]
+                assert run_pipeline(c, cmds) == [b"+OK\r\n"] * len(cmds)
+                rounds += 1
+        finally:
+            stop.set()
+            for th in readers:
+                th.join(30)
+        after = stats(srv)
+        assert c.call("MGET", a, b) == [str(rounds * 500)] * 2
+    assert not torn, torn[:3]
+    ops = int(after["cross_shard_atomic_ops"]) - int(before["cross_shard_atomic_ops"])
+    commands = int(after["total_commands_processed"]) - reads_before
+    mgets = commands - rounds * 500
+    print("    %d MSETs, %d reader MGETs, %d rendezvous" % (rounds * 500, mgets, ops))
+    if threads > 1:
+        # One run_atomic per run of consecutive cross-shard commands in a read, not per MSET
+        # (each reader's MGET is a run of its own).
+        assert ops <= mgets + rounds * 500 // 10, (ops, mgets, rounds)
 
 
 @case

@@ -36,7 +36,10 @@ class ShardBatch {
   // session when the batch runs on the client's own thread, else null (as for any command
   // executed on another shard). With `flush_log`, the shard's log records are written (and
   // synced with appendfsync always) before this returns, so the replies may leave the shard.
-  void run(Engine& engine, Shard& shard, int proto, ClientSession* session, bool flush_log);
+  // With `multi_shard` the commands run inside run_atomic, their keys on any parked shard
+  // (`shard` is then the coordinator's own).
+  void run(Engine& engine, Shard& shard, int proto, ClientSession* session, bool flush_log,
+           bool multi_shard = false);
 
   // The reply of command i. REQUIRES: run() was called.
   std::string_view reply(size_t i) const;

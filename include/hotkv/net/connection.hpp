@@ -92,6 +92,11 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // order. Any other command (keyless, atomic, blocking, MULTI...) first flushes the window.
   void add_to_window(size_t shard, const CommandSpec& spec);
   asio::awaitable<void> flush_window();
+  // Consecutive pipelined commands that each need several shards at once (MSET over shards,
+  // a multi-shard script, FLUSHALL...) are collected and run one after the other inside a
+  // single run_atomic over the union of their shards: one rendezvous of the threads for the
+  // run instead of one per command. flush_window runs a pending run first.
+  asio::awaitable<void> flush_atomic_run();
   // Counts where keyed commands go; true once the last kMigrateAfter all went to one other
   // shard and the connection may move there (then migrate_to_ names it).
   void note_route(size_t shard);
@@ -147,6 +152,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   std::vector<uint16_t> window_;     // the shard of each windowed command, in request order
   size_t window_remote_ = 0;         // windowed commands for other shards
   size_t window_bytes_ = 0;
+  ShardBatch atomic_run_;
+  std::vector<size_t> atomic_shards_;  // sorted, unique
   // Migration: the other shard the latest keyed commands all went to, and how many in a row.
   size_t streak_shard_ = 0;
   uint32_t streak_ = 0;
