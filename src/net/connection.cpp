@@ -299,6 +299,7 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
   }
 }
 
+
 namespace {
 
 // The coroutine waiting in flush_window, resumed by the courier when its last batch is back.
@@ -314,33 +315,37 @@ struct WindowWaitFor : WindowWait {
 
 }  // namespace
 
+asio::awaitable<void> Connection::run_atomic_batched(std::vector<size_t> shards,
+                                                     std::function<void()> work) {
+  // The work joins every other connection's handed over in this loop turn: one run_atomic
+  // for all of them (ShardCourier::send_atomic).
+  auto initiation = [this, &shards, &work](auto handler) {
+    auto wait = std::make_shared<WindowWaitFor<decltype(handler)>>(std::move(handler));
+    wait->remaining = 1;
+    AtomicParcel p;
+    p.work = std::move(work);
+    p.shards = std::move(shards);
+    p.wait = wait;
+    set_.courier(engine_, shard_).send_atomic(std::move(p));
+  };
+  co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
+                                                                        asio::use_awaitable);
+}
+
 asio::awaitable<void> Connection::flush_atomic_run() {
   if (atomic_run_.empty()) {
     co_return;
   }
   std::vector<size_t> shards;
   shards.swap(atomic_shards_);
-  std::vector<size_t> involved = shards;
-  involved.push_back(shard_);
   Engine* engine = &engine_;
   ShardBatch* run = &atomic_run_;
   ClientSession* session = &session_;
   size_t home = shard_;
   int proto = session_.resp;
-  // A named task, not a temporary inside co_await (GCC 12).
-  auto task = [engine, run, session, home, proto, &involved]() {
+  co_await run_atomic_batched(std::move(shards), [engine, run, session, home, proto] {
     run->run(*engine, engine->shard(home), proto, session, false, true);
-    // Every part is written (and synced with always) while the shards are still parked, so
-    // no later command on any of them can be logged ahead of an incomplete operation.
-    for (size_t i : involved) {
-      ShardLog& log = engine->shard(i).log();
-      if (log.needs_flush()) {
-        log.flush();
-      }
-    }
-    return 0;
-  };
-  co_await engine_.run_atomic(shard_, std::move(shards), std::move(task));
+  });
   for (size_t i = 0; i < atomic_run_.size(); ++i) {
     out_ += atomic_run_.reply(i);
   }

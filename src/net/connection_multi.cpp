@@ -98,8 +98,10 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     auto task = [&run, target] { return run(target, false); };
     out = co_await engine_.call_on(target, std::move(task));
   } else {
-    auto task = [&run, home] { return run(home, true); };
-    out = co_await engine_.run_atomic(home, shards, std::move(task));
+    // With the other transactions and cross-shard runs of this thread's connections in the
+    // same loop turn: one rendezvous of the threads for all of them.
+    std::string* result = &out;
+    co_await run_atomic_batched(shards, [&run, home, result] { *result = run(home, true); });
   }
   co_return out;
 }

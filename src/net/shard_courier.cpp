@@ -1,6 +1,10 @@
 // Cross-thread messages for pipeline windows, batched per loop turn (see shard_courier.hpp).
 #include "hotkv/net/shard_courier.hpp"
 
+#include <algorithm>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
 #include <asio/post.hpp>
 
 namespace hotkv {
@@ -58,6 +62,55 @@ void ShardCourier::deliver(Engine* engine, ShardCourier* from, size_t target, Ba
   KeyspaceStats::bump(shard.cross_thread_messages());
   asio::post(engine->shard(from->home_).io(),
              [from, bag = std::move(bag)]() mutable { from->returned(std::move(bag)); });
+}
+
+void ShardCourier::send_atomic(AtomicParcel parcel) {
+  atomic_outgoing_.push_back(std::move(parcel));
+  if (!atomic_flush_posted_) {
+    atomic_flush_posted_ = true;
+    asio::post(engine_.shard(home_).io(), [this] { flush_atomic(); });
+  }
+}
+
+void ShardCourier::flush_atomic() {
+  atomic_flush_posted_ = false;
+  AtomicBag bag;
+  bag.swap(atomic_outgoing_);
+  asio::co_spawn(engine_.shard(home_).io(), run_atomic_bag(std::move(bag)), asio::detached);
+}
+
+asio::awaitable<void> ShardCourier::run_atomic_bag(AtomicBag bag) {
+  std::vector<size_t> shards;
+  for (const AtomicParcel& p : bag) {
+    shards.insert(shards.end(), p.shards.begin(), p.shards.end());
+  }
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+  std::vector<size_t> involved = shards;
+  involved.push_back(home_);
+  Engine* engine = &engine_;
+  AtomicBag* parcels = &bag;
+  // A named task, not a temporary inside co_await (GCC 12).
+  auto task = [engine, parcels, &involved]() {
+    for (AtomicParcel& p : *parcels) {
+      p.work();
+    }
+    // Every part is written (and synced with always) while the shards are still parked, so
+    // no later command on any of them can be logged ahead of an incomplete operation.
+    for (size_t i : involved) {
+      ShardLog& log = engine->shard(i).log();
+      if (log.needs_flush()) {
+        log.flush();
+      }
+    }
+    return 0;
+  };
+  co_await engine_.run_atomic(home_, std::move(shards), std::move(task));
+  for (AtomicParcel& p : bag) {
+    if (--p.wait->remaining == 0) {
+      p.wait->resume();
+    }
+  }
 }
 
 void ShardCourier::returned(Bag bag) {

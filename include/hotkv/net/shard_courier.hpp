@@ -9,8 +9,11 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
+
+#include <asio/awaitable.hpp>
 
 #include "hotkv/commands/shard_batch.hpp"
 #include "hotkv/shard/engine.hpp"
@@ -36,6 +39,15 @@ struct Parcel {
   std::shared_ptr<WindowWait> wait;
 };
 
+// One connection's cross-shard work (a run of commands, a transaction): `work` runs on this
+// thread inside run_atomic with `shards` parked, and must write nothing but its own replies
+// (the courier writes the shards' logs after every parcel of the bag has run).
+struct AtomicParcel {
+  std::function<void()> work;
+  std::vector<size_t> shards;  // sorted, unique
+  std::shared_ptr<WindowWait> wait;
+};
+
 class ShardCourier {
  public:
   ShardCourier(Engine& engine, size_t home);
@@ -44,8 +56,16 @@ class ShardCourier {
 
   // Owner thread. Queues a parcel for parcel.target (another shard).
   void send(Parcel parcel);
+  // Owner thread. Queues a run of cross-shard commands: every run handed over in one loop
+  // turn, by any connection of this thread, executes in one run_atomic over the union of
+  // their shards, one after the other in arrival order; one rendezvous for all of them.
+  void send_atomic(AtomicParcel parcel);
 
  private:
+  using AtomicBag = std::vector<AtomicParcel>;
+  void flush_atomic();
+  asio::awaitable<void> run_atomic_bag(AtomicBag bag);
+
   using Bag = std::vector<Parcel>;
   void flush();
   // On the target's thread: runs every parcel, writes the log once, sends the bag back.
@@ -58,6 +78,8 @@ class ShardCourier {
   std::vector<Bag> outgoing_;  // per target shard
   std::vector<Bag> spare_;     // bags that came back, reused so steady state allocates nothing
   bool flush_posted_ = false;
+  AtomicBag atomic_outgoing_;
+  bool atomic_flush_posted_ = false;
 };
 
 }  // namespace hotkv
