@@ -299,7 +299,6 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
   }
 }
 
-
 namespace {
 
 // The coroutine waiting in flush_window, resumed by the courier when its last batch is back.
@@ -329,7 +328,7 @@ asio::awaitable<void> Connection::run_atomic_batched(std::vector<size_t> shards,
     set_.courier(engine_, shard_).send_atomic(std::move(p));
   };
   co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
-                                                                        asio::use_awaitable);
+                                                                       asio::use_awaitable);
 }
 
 asio::awaitable<void> Connection::flush_atomic_run() {
@@ -386,7 +385,7 @@ asio::awaitable<void> Connection::flush_window() {
       }
     };
     co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
-                                                                          asio::use_awaitable);
+                                                                         asio::use_awaitable);
   } else {
     batches_[shard_].run(engine_, engine_.shard(shard_), session_.resp, &session_, false);
   }
@@ -558,8 +557,8 @@ asio::awaitable<bool> Connection::process_input() {
       }
       atomic_run_.add(*spec, args_);
       for (size_t sh : route.shards) {
-        atomic_shards_.insert(
-            std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh), sh);
+        atomic_shards_.insert(std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh),
+                              sh);
       }
       atomic_shards_.erase(std::unique(atomic_shards_.begin(), atomic_shards_.end()),
                            atomic_shards_.end());

@@ -1266,13 +1266,13 @@ class Sale {
     const char* style = o_.style == Style::kNative ? "native (INV.RESERVE/COMMIT/RELEASE)"
                         : o_.style == Style::kLua  ? "lua (EVALSHA check-and-decrement, DEL/XADD)"
                                                    : "plain (DECR/INCR, SET NX EX, DEL/XADD)";
-    std::string rl = o_.no_ratelimit
-                         ? std::string("off")
-                         : fmt::format("GCRA.LIMIT {} ms / {} burst {}", o_.rate_period_ms,
-                                       o_.rate_count,
-                                       o_.rate_burst >= 0 ? std::to_string(o_.rate_burst)
-                                                          : std::to_string(o_.rate_count - 1) +
-                                                                " (the default, count - 1)");
+    std::string rl =
+        o_.no_ratelimit
+            ? std::string("off")
+            : fmt::format("GCRA.LIMIT {} ms / {} burst {}", o_.rate_period_ms, o_.rate_count,
+                          o_.rate_burst >= 0
+                              ? std::to_string(o_.rate_burst)
+                              : std::to_string(o_.rate_count - 1) + " (the default, count - 1)");
 
     fmt::print("hotkv-sale summary\n");
     fmt::print("  server            {}:{} ({})\n", o_.host, o_.port, server_banner_);
@@ -1318,8 +1318,8 @@ class Sale {
     bool fatal = oversold > 0 || !problems.empty();
     if (!o_.report.empty()) {
       hotkv::sale::ReportMeta meta;
-      meta.title = fmt::format("hotkv-sale: {} units, {} shoppers, {} on {}", o_.units,
-                               o_.shoppers, o_.style_name, server_banner_);
+      meta.title = fmt::format("hotkv-sale: {} units, {} shoppers, {} on {}", o_.units, o_.shoppers,
+                               o_.style_name, server_banner_);
       meta.facts = {
           {"server", fmt::format("{}:{} ({})", o_.host, o_.port, server_banner_)},
           {"style", style},
@@ -1330,8 +1330,8 @@ class Sale {
           {"holds taken", std::to_string(c_.reserved)},
           {"holds paid", std::to_string(c_.sold)},
           {"sold-out answers", std::to_string(c_.soldout + c_.owner_limited)},
-          {"refused by the rate limit", fmt::format("{} ({} of them bots)", c_.limited,
-                                                    c_.limited_bots)},
+          {"refused by the rate limit",
+           fmt::format("{} ({} of them bots)", c_.limited, c_.limited_bots)},
           {"reserve latency", fmt::format("p50 {:.3f} ms, p99 {:.3f} ms", p50, p99)},
           {"requests", fmt::format("{} ({:.0f} req/s)", c_.requests,
                                    static_cast<double>(c_.requests) / std::max(sale_s_, 1e-9))},

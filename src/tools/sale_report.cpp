@@ -14,11 +14,20 @@ std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -117,8 +126,8 @@ std::string write_report(const std::string& path, const ReportMeta& meta,
                          const std::vector<Sample>& samples) {
   std::string facts;
   for (const auto& [label, value] : meta.facts) {
-    facts += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", html_escape(label),
-                         html_escape(value));
+    facts +=
+        fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", html_escape(label), html_escape(value));
   }
   std::string page = fmt::format(
       R"(<!DOCTYPE html>
