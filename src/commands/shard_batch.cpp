@@ -33,7 +33,7 @@ void ShardBatch::add(const CommandSpec& spec, std::span<const std::string_view> 
 }
 
 void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* session,
-                     bool flush_log, bool multi_shard) {
+                     bool multi_shard) {
   // Views into args_, rebuilt per command; one vector per thread, so no allocation per batch.
   thread_local std::vector<std::string_view> views;
   ReplyWriter w(replies_, proto);
@@ -47,9 +47,6 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
     }
     execute_command(*c.spec, views, engine, shard, multi_shard, session, w);
     reply_ends_.push_back(replies_.size());
-  }
-  if (flush_log && shard.log().needs_flush()) {
-    shard.log().flush();
   }
 }
 

@@ -289,13 +289,22 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
   if (batches_.empty()) {
     batches_.resize(engine_.shard_count());
   }
+  size_t before = batches_[shard].arg_bytes();
   batches_[shard].add(spec, args_);
+  window_bytes_ += batches_[shard].arg_bytes() - before;
   window_.push_back(static_cast<uint16_t>(shard));
   if (shard != shard_) {
     ++window_remote_;
   }
-  for (std::string_view a : args_) {
-    window_bytes_ += a.size();
+}
+
+void Connection::add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards) {
+  atomic_run_.add(spec, args_);
+  for (size_t sh : shards) {
+    auto at = std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh);
+    if (at == atomic_shards_.end() || *at != sh) {
+      atomic_shards_.insert(at, sh);
+    }
   }
 }
 
@@ -343,7 +352,7 @@ asio::awaitable<void> Connection::flush_atomic_run() {
   size_t home = shard_;
   int proto = session_.resp;
   co_await run_atomic_batched(std::move(shards), [engine, run, session, home, proto] {
-    run->run(*engine, engine->shard(home), proto, session, false, true);
+    run->run(*engine, engine->shard(home), proto, session, true);
   });
   for (size_t i = 0; i < atomic_run_.size(); ++i) {
     out_ += atomic_run_.reply(i);
@@ -381,13 +390,13 @@ asio::awaitable<void> Connection::flush_window() {
       }
       // The own shard's part runs while the others run theirs.
       if (!batches_[shard_].empty()) {
-        batches_[shard_].run(engine_, engine_.shard(shard_), proto, &session_, false);
+        batches_[shard_].run(engine_, engine_.shard(shard_), proto, &session_);
       }
     };
     co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
                                                                          asio::use_awaitable);
   } else {
-    batches_[shard_].run(engine_, engine_.shard(shard_), session_.resp, &session_, false);
+    batches_[shard_].run(engine_, engine_.shard(shard_), session_.resp, &session_);
   }
   // Replies in request order: the k-th windowed command of shard s is reply k of batch s.
   thread_local std::vector<uint32_t> next;
@@ -555,13 +564,7 @@ asio::awaitable<bool> Connection::process_input() {
       if (!window_.empty()) {
         co_await flush_window();
       }
-      atomic_run_.add(*spec, args_);
-      for (size_t sh : route.shards) {
-        atomic_shards_.insert(std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh),
-                              sh);
-      }
-      atomic_shards_.erase(std::unique(atomic_shards_.begin(), atomic_shards_.end()),
-                           atomic_shards_.end());
+      add_to_atomic_run(*spec, route.shards);
       in_.consume(consumed);
       if (atomic_run_.size() >= kWindowCommands || atomic_run_.arg_bytes() >= kWindowBytes ||
           out_.size() >= kFlushThreshold) {
@@ -588,31 +591,9 @@ asio::awaitable<bool> Connection::process_input() {
       add_to_window(route.shard, *spec);
       co_await flush_window();
     } else {
-      // Copy the arguments: the coroutine may suspend while it takes the shard locks.
-      std::vector<std::string> owned(args_.begin(), args_.end());
-      Engine* engine = &engine_;
-      ClientSession* session = &session_;
-      size_t home = shard_;
-      int proto = session_.resp;
-      std::vector<size_t> involved = route.shards;
-      involved.push_back(home);
-      auto task = [engine, session, home, proto, spec, &owned, &involved]() {
-        std::vector<std::string_view> views(owned.begin(), owned.end());
-        std::string out;
-        ReplyWriter w(out, proto);
-        execute_command(*spec, views, *engine, engine->shard(home), true, session, w);
-        // Every part is written (and synced with always) while the shards are still parked,
-        // so no later command on any of them can be logged ahead of an incomplete operation.
-        for (size_t i : involved) {
-          ShardLog& log = engine->shard(i).log();
-          if (log.needs_flush()) {
-            log.flush();
-          }
-        }
-        return out;
-      };
-      std::string reply = co_await engine_.run_atomic(shard_, route.shards, std::move(task));
-      out_ += reply;
+      // A reply that is suppressed still runs with its shards parked, alone.
+      add_to_atomic_run(*spec, route.shards);
+      co_await flush_atomic_run();
     }
     in_.consume(consumed);
     if (was_skip) {

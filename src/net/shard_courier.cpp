@@ -52,7 +52,7 @@ void ShardCourier::flush() {
 void ShardCourier::deliver(Engine* engine, ShardCourier* from, size_t target, Bag bag) {
   Shard& shard = engine->shard(target);
   for (Parcel& p : bag) {
-    p.batch.run(*engine, shard, p.proto, nullptr, false);
+    p.batch.run(*engine, shard, p.proto, nullptr);
   }
   // The replies leave this thread only once their log records are written (and synced with
   // appendfsync always): one group write for every parcel of the message.

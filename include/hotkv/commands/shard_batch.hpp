@@ -34,11 +34,10 @@ class ShardBatch {
   // Runs every command in order on `shard`, which must be the calling thread's own shard and
   // own every key of the batch, replying in protocol `proto`. `session` is the client's
   // session when the batch runs on the client's own thread, else null (as for any command
-  // executed on another shard). With `flush_log`, the shard's log records are written (and
-  // synced with appendfsync always) before this returns, so the replies may leave the shard.
-  // With `multi_shard` the commands run inside run_atomic, their keys on any parked shard
-  // (`shard` is then the coordinator's own).
-  void run(Engine& engine, Shard& shard, int proto, ClientSession* session, bool flush_log,
+  // executed on another shard). With `multi_shard` the commands run inside run_atomic, their
+  // keys on any parked shard (`shard` is then the coordinator's own). The log records are
+  // left for the caller to write: the courier writes them once for a whole message.
+  void run(Engine& engine, Shard& shard, int proto, ClientSession* session,
            bool multi_shard = false);
 
   // The reply of command i. REQUIRES: run() was called.

@@ -96,6 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // a multi-shard script, FLUSHALL...) are collected and run one after the other inside a
   // single run_atomic over the union of their shards: one rendezvous of the threads for the
   // run instead of one per command. flush_window runs a pending run first.
+  void add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards);
   asio::awaitable<void> flush_atomic_run();
   // Runs `work` on this thread with `shards` (sorted, unique) parked, in one run_atomic with
   // the cross-shard work of every other connection of this thread in the same loop turn.
