@@ -7,6 +7,7 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
@@ -274,21 +275,27 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
     close_records(engine, ctx.logged_shards);
   }
   int64_t elapsed = frozen ? 0 : mono_us() - start;
-  CommandStat& stat = shard.command_stat(spec.id);
-  KeyspaceStats::bump(stat.calls);
-  KeyspaceStats::bump(stat.usec, static_cast<uint64_t>(elapsed));
-  KeyspaceStats::bump(shard.commands_processed());
   // A reply that starts with '-' is an error reply: count it like Redis's failed_calls.
   const std::string& buf = reply.buffer();
   bool failed = buf.size() > before && buf[before] == '-';
-  if (failed) {
-    KeyspaceStats::bump(stat.failed);
-    engine.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
-  }
+  count_command(spec, engine, shard, elapsed, failed);
   // Blocked readers re-run after writes (their own re-runs excepted: a read that finds
   // nothing must not wake the others again).
   if ((spec.flags & kWrite) != 0 && (spec.flags & kBlocking) == 0 && !failed) {
     signal_written_keys(spec, argv, engine, shard, multi_shard);
+    forget_soldout_beacons(spec, argv, engine, shard, multi_shard);
+  }
+}
+
+void count_command(const CommandSpec& spec, Engine& engine, Shard& shard, int64_t usec,
+                   bool failed) {
+  CommandStat& stat = shard.command_stat(spec.id);
+  KeyspaceStats::bump(stat.calls);
+  KeyspaceStats::bump(stat.usec, static_cast<uint64_t>(usec));
+  KeyspaceStats::bump(shard.commands_processed());
+  if (failed) {
+    KeyspaceStats::bump(stat.failed);
+    engine.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

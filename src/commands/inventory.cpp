@@ -21,11 +21,6 @@
 namespace hotkv {
 namespace {
 
-std::string soldout_error(std::string_view key, int64_t available, int64_t qty) {
-  return "SOLDOUT not enough stock for '" + clip_arg(key) + "': " + std::to_string(available) +
-         " available, " + std::to_string(qty) + " requested";
-}
-
 std::string owner_limit_error(std::string_view key, std::string_view owner, int64_t held,
                               int64_t bought, int64_t qty, int64_t limit) {
   std::string has = "holds " + std::to_string(held);
@@ -38,7 +33,7 @@ std::string owner_limit_error(std::string_view key, std::string_view owner, int6
 
 // Replies the error for a reserve that check_reserve refused (and counts it for INFO).
 // Returns false if it replied.
-bool reserve_allowed_or_reply(CommandContext& ctx, std::string_view key, const Inventory& inv,
+bool reserve_allowed_or_reply(CommandContext& ctx, std::string_view key, Inventory& inv,
                               std::string_view id, int64_t qty, std::string_view owner) {
   ReserveCheck check = inv.check_reserve(id, qty, owner, ctx.now_ms);
   if (check == ReserveCheck::kOk) {
@@ -60,6 +55,7 @@ bool reserve_allowed_or_reply(CommandContext& ctx, std::string_view key, const I
     case ReserveCheck::kSoldOut:
       KeyspaceStats::bump(stats.rejected_soldout);
       ctx.error(soldout_error(key, inv.available(), qty));
+      offer_soldout_beacon(ctx, key, inv);
       return false;
   }
   return false;
@@ -225,34 +221,35 @@ void cmd_inv_restock(CommandContext& ctx) {
 void cmd_inv_reserve(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   std::string_view id = ctx.arg(2);
-  int64_t qty = 0;
-  int64_t ttl = 0;
-  if (!qty_arg_or_reply(ctx, 3, qty) || !ttl_arg_or_reply(ctx, 4, ttl)) {
-    return;
-  }
-  std::string_view owner;
-  for (size_t i = 5; i < ctx.argc(); ++i) {
-    if (strcasecmp_view(ctx.arg(i), "OWNER") && i + 1 < ctx.argc()) {
-      owner = ctx.arg(++i);
-      if (owner.empty()) {
-        ctx.error("ERR OWNER must not be empty");
-        return;
-      }
-    } else {
+  ReserveArgs a;
+  switch (parse_reserve_args(ctx.argv, ctx.now_ms, a)) {
+    case ReserveArgError::kNone:
+      break;
+    case ReserveArgError::kNotInteger:
+      ctx.error(err::kNotInteger);
+      return;
+    case ReserveArgError::kQtyNotPositive:
+      ctx.error(err::kQtyPositive);
+      return;
+    case ReserveArgError::kBadTtl:
+      ctx.error(fmt_invalid_expire(ctx));
+      return;
+    case ReserveArgError::kEmptyOwner:
+      ctx.error("ERR OWNER must not be empty");
+      return;
+    case ReserveArgError::kSyntax:
       ctx.error(err::kSyntax);
       return;
-    }
-  }
-  if (id.empty()) {
-    ctx.error("ERR hold id must not be empty");
-    return;
+    case ReserveArgError::kEmptyId:
+      ctx.error("ERR hold id must not be empty");
+      return;
   }
   Inventory* inv = nullptr;
   if (!existing_inventory_or_reply(ctx, key, inv) ||
-      !reserve_allowed_or_reply(ctx, key, *inv, id, qty, owner)) {
+      !reserve_allowed_or_reply(ctx, key, *inv, id, a.qty, a.owner)) {
     return;
   }
-  reserve_hold(ctx, key, *inv, id, qty, owner, inv->hold_deadline(ctx.now_ms, ttl));
+  reserve_hold(ctx, key, *inv, id, a.qty, a.owner, inv->hold_deadline(ctx.now_ms, a.ttl_ms));
   ctx.reply.integer(inv->available());
 }
 

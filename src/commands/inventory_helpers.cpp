@@ -68,6 +68,47 @@ bool qty_arg_or_reply(CommandContext& ctx, size_t i, int64_t& qty) {
   return true;
 }
 
+ReserveArgError parse_reserve_args(std::span<const std::string_view> argv, int64_t now_ms,
+                                   ReserveArgs& out) {
+  auto qty = parse_int64(argv[3]);
+  if (!qty) {
+    return ReserveArgError::kNotInteger;
+  }
+  if (*qty <= 0) {
+    return ReserveArgError::kQtyNotPositive;
+  }
+  auto ttl = parse_int64(argv[4]);
+  if (!ttl) {
+    return ReserveArgError::kNotInteger;
+  }
+  int64_t at = 0;
+  if (!expire_deadline(*ttl, ExpireUnit::kMillisRelative, now_ms, at)) {
+    return ReserveArgError::kBadTtl;
+  }
+  out.qty = *qty;
+  out.ttl_ms = *ttl;
+  out.owner = {};
+  for (size_t i = 5; i < argv.size(); ++i) {
+    if (strcasecmp_view(argv[i], "OWNER") && i + 1 < argv.size()) {
+      out.owner = argv[++i];
+      if (out.owner.empty()) {
+        return ReserveArgError::kEmptyOwner;
+      }
+    } else {
+      return ReserveArgError::kSyntax;
+    }
+  }
+  if (argv[2].empty()) {
+    return ReserveArgError::kEmptyId;
+  }
+  return ReserveArgError::kNone;
+}
+
+std::string soldout_error(std::string_view key, int64_t available, int64_t qty) {
+  return "SOLDOUT not enough stock for '" + clip_arg(key) + "': " + std::to_string(available) +
+         " available, " + std::to_string(qty) + " requested";
+}
+
 HoldState effective_state(const Hold& h, int64_t now_ms) {
   return Inventory::due(h, now_ms) ? HoldState::kExpired : h.state;
 }

@@ -251,12 +251,13 @@ void info_inventory(CommandContext& ctx, std::string& out) {
   out += fmt::format(
       "# Inventory\r\ninv_holds_reserved:{}\r\ninv_units_reserved:{}\r\ninv_holds_committed:{}\r\n"
       "inv_units_sold:{}\r\ninv_holds_released:{}\r\ninv_holds_expired:{}\r\n"
-      "inv_rejected_soldout:{}\r\ninv_rejected_ownerlimit:{}\r\ninv_rejected_holdexists:{}\r\n\r\n",
+      "inv_rejected_soldout:{}\r\ninv_rejected_ownerlimit:{}\r\ninv_rejected_holdexists:{}\r\n"
+      "inv_soldout_answered_here:{}\r\n\r\n",
       sum(&InventoryStats::holds_reserved), sum(&InventoryStats::units_reserved),
       sum(&InventoryStats::holds_committed), sum(&InventoryStats::units_sold),
       sum(&InventoryStats::holds_released), sum(&InventoryStats::holds_expired),
       sum(&InventoryStats::rejected_soldout), sum(&InventoryStats::rejected_ownerlimit),
-      sum(&InventoryStats::rejected_holdexists));
+      sum(&InventoryStats::rejected_holdexists), sum(&InventoryStats::soldout_answered_here));
 }
 
 struct InfoSection {

@@ -10,6 +10,7 @@
 #include <asio/write.hpp>
 
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/net/shard_courier.hpp"
@@ -541,7 +542,16 @@ asio::awaitable<bool> Connection::process_input() {
       }
     }
     route_command(*spec, args_, engine_, shard_, route, key_scratch_);
-    bool windowable = route.keyed && !suppress && (spec->flags & kBlocking) == 0 &&
+    // A reserve its item's shard would refuse as SOLDOUT is refused here when the item's
+    // beacon proves it (inventory_soldout.hpp); only with nothing of this client's pending
+    // elsewhere, so that replies keep their order.
+    const size_t answer_mark = out_.size();
+    bool answered = false;
+    if (route.kind == RouteKind::kRemote && window_.empty() && atomic_run_.empty()) {
+      ReplyWriter w(out_, session_.resp);
+      answered = answer_soldout_here(*spec, args_, engine_, engine_.shard(shard_), w);
+    }
+    bool windowable = !answered && route.keyed && !suppress && (spec->flags & kBlocking) == 0 &&
                       route.kind != RouteKind::kAtomic;
     if (windowable && !atomic_run_.empty()) {
       co_await flush_atomic_run();
@@ -577,8 +587,10 @@ asio::awaitable<bool> Connection::process_input() {
     if (!window_.empty() || !atomic_run_.empty()) {
       co_await flush_window();
     }
-    size_t mark = out_.size();
-    if ((spec->flags & kBlocking) != 0) {
+    size_t mark = answered ? answer_mark : out_.size();
+    if (answered) {
+      note_route(shard_);  // served here: no reason to move to the item's thread
+    } else if ((spec->flags & kBlocking) != 0) {
       out_ += co_await run_blocking(*spec, route);
       if (closing_) {
         co_return false;

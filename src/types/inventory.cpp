@@ -44,6 +44,44 @@ Inventory::Inventory(int64_t total, int64_t sold, bool sold_out, InventoryLimits
   check_invariant();
 }
 
+Inventory::~Inventory() { drop_beacon(); }
+
+void Inventory::attach_beacon(std::shared_ptr<SoldOutBeacon> b) {
+  drop_beacon();
+  holds_.for_each([&](const std::string& id, Hold& h) {
+    b->add_hold(id);
+    if (!h.owner.empty()) {
+      b->add_owner(h.owner);
+    }
+  });
+  for (const auto& [owner, units] : bought_) {
+    b->add_owner(owner);
+  }
+  b->publish_available(available_);
+  b->set_alive(true);
+  beacon_ = std::move(b);
+}
+
+void Inventory::drop_beacon() {
+  if (beacon_ != nullptr) {
+    beacon_->set_alive(false);
+    beacon_.reset();
+  }
+}
+
+void Inventory::beacon_add(std::string_view id, std::string_view owner) {
+  if (beacon_ == nullptr) {
+    return;
+  }
+  beacon_->add_hold(id);
+  if (!owner.empty()) {
+    beacon_->add_owner(owner);
+  }
+  if (beacon_->full()) {
+    drop_beacon();  // the owner thread offers a bigger one at the next sold-out answer
+  }
+}
+
 std::unique_ptr<Inventory> Inventory::clone() const {
   auto out = std::make_unique<Inventory>(total_, sold_, sold_out_, limits_);
   out->available_ = available_;
@@ -74,6 +112,9 @@ int64_t Inventory::owner_bought(std::string_view owner) const {
 
 void Inventory::restore_owner_bought(const std::string& owner, int64_t units) {
   HOTKV_ASSERT(!owner.empty() && units > 0);
+  if (beacon_ != nullptr) {
+    beacon_->add_owner(owner);
+  }
   bought_[owner] = units;
 }
 
@@ -150,6 +191,7 @@ void Inventory::add_owner(const std::string& owner, int64_t qty) {
 uint8_t Inventory::reserve(std::string_view id, int64_t qty, std::string_view owner,
                            int64_t created_at_ms, int64_t expires_at_ms) {
   HOTKV_ASSERT(qty > 0 && qty <= available_);
+  beacon_add(id, owner);
   auto [slot, created] = holds_.try_emplace(id);
   HOTKV_ASSERT(created || slot->state != HoldState::kHeld);
   *slot = Hold{std::string(owner), qty, created_at_ms, expires_at_ms, -1, -1, HoldState::kHeld};
@@ -157,6 +199,7 @@ uint8_t Inventory::reserve(std::string_view id, int64_t qty, std::string_view ow
   held_ += qty;
   ++live_;
   add_owner(slot->owner, qty);
+  beacon_lowered();
   check_invariant();
   return update_stock_edge();
 }
@@ -175,6 +218,7 @@ uint8_t Inventory::settle(std::string_view id, HoldState to, int64_t settled_at_
       bought_[h->owner] += h->qty;
     }
   } else {
+    beacon_raise(available_ + h->qty);
     available_ += h->qty;
   }
   --live_;
@@ -191,8 +235,12 @@ void Inventory::extend(std::string_view id, int64_t expires_at_ms) {
 
 uint8_t Inventory::set_total(int64_t new_total) {
   HOTKV_ASSERT(new_total >= held_ + sold_);
+  if (new_total > total_) {
+    beacon_raise(available_ + (new_total - total_));
+  }
   available_ += new_total - total_;
   total_ = new_total;
+  beacon_lowered();
   check_invariant();
   return update_stock_edge();
 }
@@ -207,6 +255,7 @@ bool Inventory::purge(std::string_view id) {
 }
 
 void Inventory::restore_hold(std::string_view id, Hold h) {
+  beacon_add(id, h.owner);
   auto [slot, created] = holds_.try_emplace(id);
   HOTKV_ASSERT(created || slot->state != HoldState::kHeld);
   if (h.state == HoldState::kHeld) {
@@ -217,6 +266,7 @@ void Inventory::restore_hold(std::string_view id, Hold h) {
     add_owner(h.owner, h.qty);
   }
   *slot = std::move(h);
+  beacon_lowered();
   check_invariant();
 }
 
@@ -293,7 +343,8 @@ size_t Inventory::memory_bytes() const {
   }
   size_t owner_text = 0;
   holds_.for_each([&](const std::string&, Hold& h) { owner_text += h.owner.capacity(); });
-  return sizeof(*this) + holds_.memory_bytes() + owners + owner_text;
+  size_t beacon = beacon_ != nullptr ? beacon_->memory_bytes() : 0;
+  return sizeof(*this) + holds_.memory_bytes() + owners + owner_text + beacon;
 }
 
 }  // namespace hotkv

@@ -200,7 +200,7 @@ def inventory_lifecycle_through_redis_py(t, srv):
     assert moved == {"inv_holds_reserved": 3, "inv_units_reserved": 3, "inv_holds_committed": 1,
                      "inv_units_sold": 1, "inv_holds_released": 1, "inv_holds_expired": 0,
                      "inv_rejected_soldout": 1, "inv_rejected_ownerlimit": 2,
-                     "inv_rejected_holdexists": 1}, moved
+                     "inv_rejected_holdexists": 1, "inv_soldout_answered_here": 0}, moved
     c.close()
 
 
@@ -387,6 +387,114 @@ def ten_thousand_shoppers_buy_exactly_the_stock(t, srv):
     print("    connect %.2fs, first race %.2fs, expiry seen %.0f ms after the deadline, "
           "%d audits during the sale" % (connect_s, race_s, lag_ms, audits))
     assert audits >= 3, "the auditor must have run while the sale ran"
+
+
+def reserve_reply(c, key, hold, owner=None):
+    args = ["INV.RESERVE", key, hold, 1, 600000] + (["OWNER", owner] if owner else [])
+    return c.call(*args)
+
+
+@case
+@hotkv_only("INV.* is HotKV's native inventory")
+def sold_out_answers_come_from_every_thread_and_never_early(t, srv):
+    """Once an item is sold out, every thread answers SOLDOUT itself (INFO
+    inv_soldout_answered_here) with the item's own reply; retries and owners still get
+    HOLDEXISTS and OWNERLIMIT; a released unit is sold to the very next reserve from any
+    connection (no phantom sold-out), also while 64 connections hammer the item."""
+    key = "drop:sneaker-y"  # no hash tag: the item lives on whichever shard its slot says
+    threads = t.threads or os.cpu_count()
+    conns = [RawClient(srv.port) for _ in range(32)]
+    try:
+        with srv.raw() as admin:
+            assert admin.call("INV.CREATE", key, 8, "MAXPEROWNER", 1) == "OK"
+            before = admin.call("INFO", "inventory")
+        winners = {}
+        for i, c in enumerate(conns):
+            r = reserve_reply(c, key, "first-%d" % i, "customer:%d" % i)
+            if isinstance(r, int):
+                winners[i] = "first-%d" % i
+            else:
+                assert str(r) == ("SOLDOUT not enough stock for '%s': 0 available, 1 requested"
+                                  % key), r
+        assert len(winners) == 8, winners
+        for rnd in range(20):
+            for i, c in enumerate(conns):
+                r = reserve_reply(c, key, "r%d-%d" % (rnd, i), "shopper:%d" % i)
+                assert str(r) == ("SOLDOUT not enough stock for '%s': 0 available, 1 requested"
+                                  % key), r
+        for i, c in enumerate(conns):
+            # A retry of a hold that exists, from any connection, is HOLDEXISTS...
+            w = sorted(winners)[i % 8]
+            r = reserve_reply(c, key, winners[w])
+            assert str(r) == "HOLDEXISTS hold '%s' of '%s' already exists (held)" % (
+                winners[w], key), r
+            # ...and an owner who holds a unit is at the limit.
+            r = reserve_reply(c, key, "again-%d" % i, "customer:%d" % w)
+            assert str(r).startswith("OWNERLIMIT owner 'customer:%d' holds 1 of" % w), r
+        with srv.raw() as admin:
+            after = admin.call("INFO", "inventory")
+        here = int(re.search(r"inv_soldout_answered_here:(\d+)", after).group(1)) - \
+            int(re.search(r"inv_soldout_answered_here:(\d+)", before).group(1))
+        if threads > 1:
+            assert here >= 100, "only %d SOLDOUT answers were given away from the item" % here
+        else:
+            assert here == 0, here
+
+        # Released units: the next reserve from any connection gets it.
+        held = [winners[i] for i in sorted(winners)]
+        for n in range(len(conns)):
+            c = conns[n]
+            with srv.raw() as admin:
+                assert admin.call("INV.RELEASE", key, held.pop(0)) == 1
+            hold = "resold-%d" % n
+            r = reserve_reply(c, key, hold, "late:%d" % n)
+            assert r == 0, "connection %d was refused a released unit: %r" % (n, r)
+            held.append(hold)
+            r = reserve_reply(c, key, "after-%d" % n, "later:%d" % n)
+            assert str(r).startswith("SOLDOUT "), r
+
+        # While 64 connections hammer the sold-out item, released units are still taken.
+        stop = threading.Event()
+        problems, wins = [], []
+
+        def hammer(w):
+            try:
+                with RawClient(srv.port) as hc:
+                    for k in range(100_000):
+                        if stop.is_set():
+                            return
+                        r = reserve_reply(hc, key, "h%d-%d" % (w, k), "hammer:%d-%d" % (w, k))
+                        if isinstance(r, int):
+                            wins.append(r)
+                        elif not str(r).startswith("SOLDOUT "):
+                            problems.append(str(r))
+                            return
+            except (ConnectionClosed, OSError) as e:
+                problems.append(repr(e))
+
+        pool = [threading.Thread(target=hammer, args=(w,)) for w in range(64)]
+        for th in pool:
+            th.start()
+        try:
+            with srv.raw() as admin:
+                for n in range(8):
+                    assert admin.call("INV.RELEASE", key, held.pop(0)) == 1
+                    deadline = time.monotonic() + 10
+                    while inv_get(admin, key)["available"] != 0:
+                        assert time.monotonic() < deadline, "a released unit stayed unsold"
+                        time.sleep(0.001)
+                    counts = inv_get(admin, key)
+                    assert_balanced(counts, 8)
+                    assert admin.call("INV.AUDIT", key) == []
+        finally:
+            stop.set()
+            for th in pool:
+                th.join(timeout=30)
+        assert not problems, problems[:3]
+        assert len(wins) == 8 and all(w == 0 for w in wins), wins
+    finally:
+        for c in conns:
+            c.close()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -54,6 +54,11 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      ReplyWriter& reply, CommandContext::BlockRequest* block = nullptr,
                      bool woken = false, std::vector<size_t>* open_logs = nullptr);
 
+// The per-command statistics execute_command keeps (calls, time, failures), for a command
+// answered without its handler (inventory_soldout.hpp).
+void count_command(const CommandSpec& spec, Engine& engine, Shard& shard, int64_t usec,
+                   bool failed);
+
 // While alive, commands executed on this thread see `now_ms` as the time (a script's commands
 // all see the moment it started, as in Redis, so an expiry cannot land half-way through it)
 // and are not timed one by one (the script as a whole is).

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,26 @@ bool ttl_arg_or_reply(CommandContext& ctx, size_t i, int64_t& ttl_ms);
 // Parses argv[i] as a positive quantity; replies kNotInteger or kQtyPositive otherwise.
 bool qty_arg_or_reply(CommandContext& ctx, size_t i, int64_t& qty);
 
+// INV.RESERVE's arguments after the key and hold id (qty ttl_ms [OWNER id]), parsed without
+// replying, so that another thread can check them before it answers for the item's shard.
+// Errors in the order the command reports them.
+enum class ReserveArgError {
+  kNone,
+  kNotInteger,
+  kQtyNotPositive,
+  kBadTtl,
+  kEmptyOwner,
+  kSyntax,
+  kEmptyId
+};
+struct ReserveArgs {
+  int64_t qty = 0;
+  int64_t ttl_ms = 0;
+  std::string_view owner;  // empty: no OWNER
+};
+ReserveArgError parse_reserve_args(std::span<const std::string_view> argv, int64_t now_ms,
+                                   ReserveArgs& out);
+
 // The state a hold is in at ctx.now_ms: a held hold whose deadline passed is expired even if
 // nobody processed it yet.
 HoldState effective_state(const Hold& h, int64_t now_ms);
@@ -49,6 +70,13 @@ std::string no_hold_error(std::string_view key, std::string_view id);
 // -COMMITTED, -RELEASED or -EXPIRED for a settled hold.
 std::string settled_error(std::string_view id, HoldState state);
 std::string clip_arg(std::string_view s);
+std::string soldout_error(std::string_view key, int64_t available, int64_t qty);
+
+// After the item's shard answered SOLDOUT for key: gives the item a SoldOutBeacon, if it has
+// no live one, and posts it to every thread's SoldOutIndex, so that their clients' next
+// refused reserves are answered where they are read (inventory_soldout.cpp). Only for an item
+// without a deadline, on a single-shard execution of a server with several shards.
+void offer_soldout_beacon(CommandContext& ctx, std::string_view key, Inventory& inv);
 
 // Transitions with all their consequences: mutate the item, log the op effect, schedule the
 // hold's next wheel entry (its deadline, or its purge), publish the keyspace notification

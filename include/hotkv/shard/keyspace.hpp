@@ -42,11 +42,14 @@ struct InventoryStats {
   std::atomic<uint64_t> rejected_soldout{0};
   std::atomic<uint64_t> rejected_ownerlimit{0};
   std::atomic<uint64_t> rejected_holdexists{0};
+  // SOLDOUT answers given by the client's own thread for an item another shard keeps (also
+  // counted in rejected_soldout).
+  std::atomic<uint64_t> soldout_answered_here{0};
 
   void reset() {  // CONFIG RESETSTAT
     for (auto* c : {&holds_reserved, &units_reserved, &holds_committed, &units_sold,
                     &holds_released, &holds_expired, &rejected_soldout, &rejected_ownerlimit,
-                    &rejected_holdexists}) {
+                    &rejected_holdexists, &soldout_answered_here}) {
       c->store(0, std::memory_order_relaxed);
     }
   }

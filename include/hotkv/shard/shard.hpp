@@ -18,6 +18,7 @@
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/keyspace.hpp"
 #include "hotkv/shard/shard_lock.hpp"
+#include "hotkv/shard/soldout_index.hpp"
 #include "hotkv/shard/watch.hpp"
 
 namespace hotkv {
@@ -43,6 +44,8 @@ class Shard {
   // Clients blocked on this shard's keys (owner thread, or a coordinator while parked).
   BlockingRegistry& blocking() { return blocking_; }
   WatchRegistry& watches() { return watches_; }
+  // Sold-out items of every shard this thread may refuse reserves for (owner thread).
+  SoldOutIndex& soldout_index() { return soldout_index_; }
   CommandStat& command_stat(size_t command_id) { return command_stats_[command_id]; }
   std::atomic<uint64_t>& commands_processed() { return commands_processed_; }
   // Bytes read from and written to this thread's clients (per shard, so threads never contend
@@ -102,6 +105,7 @@ class Shard {
   ShardLock lock_;
   BlockingRegistry blocking_;
   WatchRegistry watches_;
+  SoldOutIndex soldout_index_;
   std::unique_ptr<CommandStat[]> command_stats_;
   std::atomic<uint64_t> commands_processed_{0};
   std::atomic<uint64_t> net_input_bytes_{0};

@@ -19,7 +19,9 @@
 // Transitions return which of these edges they crossed.
 //
 // Pure: no RESP, no clock, no logging. Times are absolute unix ms passed in by the caller.
-// Not thread-safe: an item belongs to one shard and only that shard's thread touches it.
+// Not thread-safe: an item belongs to one shard and only that shard's thread touches it. The
+// one exception is its SoldOutBeacon (if it has one), which every transition keeps current
+// and other threads read.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "hotkv/types/dict.hpp"
+#include "hotkv/types/soldout_beacon.hpp"
 
 namespace hotkv {
 
@@ -75,7 +78,9 @@ class Inventory {
   Inventory(int64_t total, int64_t sold, bool sold_out, InventoryLimits limits);
   Inventory(const Inventory&) = delete;
   Inventory& operator=(const Inventory&) = delete;
-  // A deep copy (COPY), holds and retained records included.
+  // Marks the beacon, if any, dead: the item is no longer the value of its key.
+  ~Inventory();
+  // A deep copy (COPY), holds and retained records included; never the beacon.
   std::unique_ptr<Inventory> clone() const;
 
   int64_t total() const { return total_; }
@@ -168,7 +173,28 @@ class Inventory {
 
   size_t memory_bytes() const;
 
+  // The beacon other threads read to answer SOLDOUT themselves (nullptr: none). attach_beacon
+  // fills it from the item (every record's id, every owner with live or bought units, the
+  // available count) and marks it alive; from then on every transition updates it first.
+  // drop_beacon marks it dead and forgets it (the key is about to change under the item).
+  const std::shared_ptr<SoldOutBeacon>& beacon() const { return beacon_; }
+  void attach_beacon(std::shared_ptr<SoldOutBeacon> b);
+  void drop_beacon();
+
  private:
+  // Beacon upkeep: an id or owner is added before its hold exists, a rise of available is
+  // published before it happens and a fall after (see soldout_beacon.hpp).
+  void beacon_add(std::string_view id, std::string_view owner);
+  void beacon_raise(int64_t new_available) {
+    if (beacon_ != nullptr) {
+      beacon_->publish_available(new_available);
+    }
+  }
+  void beacon_lowered() {
+    if (beacon_ != nullptr) {
+      beacon_->publish_available(available_);
+    }
+  }
   // Sets sold_out_ from available_ after a change and returns the edge crossed.
   uint8_t update_stock_edge();
   void check_invariant() const;
@@ -186,6 +212,7 @@ class Inventory {
   mutable Dict<Hold> holds_;
   absl::flat_hash_map<std::string, int64_t> owners_;  // owner -> units in its live holds
   absl::flat_hash_map<std::string, int64_t> bought_;  // owner -> units committed (MAXPEROWNER)
+  std::shared_ptr<SoldOutBeacon> beacon_;
 };
 
 }  // namespace hotkv

@@ -877,9 +877,11 @@ TEST_CASE("INFO inventory counts hold traffic, not replayed effects, until RESET
   a.advance(1000);
   REQUIRE(a.expire_cycle() >= 1);  // h1 expires
   std::map<std::string, int64_t> want{
-      {"inv_holds_reserved", 3},   {"inv_units_reserved", 7},      {"inv_holds_committed", 1},
-      {"inv_units_sold", 4},       {"inv_holds_released", 1},      {"inv_holds_expired", 1},
-      {"inv_rejected_soldout", 1}, {"inv_rejected_ownerlimit", 1}, {"inv_rejected_holdexists", 1}};
+      {"inv_holds_reserved", 3},      {"inv_units_reserved", 7},
+      {"inv_holds_committed", 1},     {"inv_units_sold", 4},
+      {"inv_holds_released", 1},      {"inv_holds_expired", 1},
+      {"inv_rejected_soldout", 1},    {"inv_rejected_ownerlimit", 1},
+      {"inv_rejected_holdexists", 1}, {"inv_soldout_answered_here", 0}};
   CHECK(info(a) == want);
 
   TestServer b(2);
