@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "hotkv/commands/families.hpp"
+#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/engine.hpp"
 
 namespace hotkv {
 
@@ -53,6 +55,16 @@ bool Table::key_indexes(const CommandSpec& spec, std::span<const std::string_vie
     out.push_back(static_cast<size_t>(i));
   }
   return true;
+}
+
+std::unique_ptr<Engine> make_engine(Config& config, const Table& table,
+                                    std::vector<asio::io_context*> contexts) {
+  auto engine = std::make_unique<Engine>(config, table, table.size(), std::move(contexts));
+  engine->set_scripts(std::make_shared<ScriptStore>(engine->shard_count()));
+  for (EngineInit init : table.engine_inits()) {
+    init(*engine);
+  }
+  return engine;
 }
 
 const Table& command_table() {

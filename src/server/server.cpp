@@ -44,7 +44,7 @@ Server::Server(Config& config) : config_(config) {
     workers_.push_back(std::make_unique<Worker>());
     contexts.push_back(&workers_.back()->io);
   }
-  engine_ = std::make_unique<Engine>(config_, command_table(), contexts);
+  engine_ = make_engine(config_, command_table(), contexts);
   engine_->shutdown_hook = [this] { shutdown(); };
   if (n > 1) {
     for (auto& w : workers_) {

@@ -3,30 +3,24 @@
 
 #include <algorithm>
 
-#include "hotkv/commands/table.hpp"
-#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/notify.hpp"
 
 namespace hotkv {
 
-Engine::Engine(Config& config, const Table& table, std::vector<asio::io_context*> contexts)
+Engine::Engine(Config& config, const Table& table, size_t command_count,
+               std::vector<asio::io_context*> contexts)
     : config_(config), table_(table), start_unix_ms_(unix_ms()) {
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {
-    shards_.push_back(std::make_unique<Shard>(i, *contexts[i], table.size(), start_unix_ms_));
+    shards_.push_back(std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_));
     // "expired" events come from the deletion itself (the timing wheel's, or a lookup's),
     // so they follow the deadline closely.
     shards_.back()->keyspace().set_expired_hook([this](std::string_view key) {
       notify_keyspace_event(kNotifyExpired, "expired", key);
     });
-  }
-  scripts_ = std::make_unique<ScriptStore>(shards_.size());
-  // Families with engine-side machinery (the inventory's hold expiry) install it now.
-  for (EngineInit init : table.engine_inits()) {
-    init(*this);
   }
 }
 

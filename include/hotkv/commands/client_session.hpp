@@ -1,48 +1,19 @@
 // Per-connection state that commands may read or change (protocol version, auth, name, reply
-// mode), and the registry that lets CLIENT LIST/KILL see every connection on every thread.
-// A ClientSession belongs to its connection's thread; the ClientInfo it points to is shared
-// with the registry and only holds atomics or mutex-guarded fields.
+// mode, MULTI, WATCH, subscriptions). A ClientSession belongs to its connection's thread; the
+// ClientInfo it points to (shard/client_registry.hpp) is shared with the registry.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "hotkv/shard/client_registry.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/watch.hpp"
 
 namespace hotkv {
-
-struct ClientInfo {
-  uint64_t id = 0;
-  std::string addr;
-  std::string laddr;
-  int fd = -1;
-  std::atomic<size_t> shard{0};  // the thread serving it (changes when it migrates)
-  int64_t created_ms = 0;
-  std::atomic<int64_t> last_interaction_ms{0};
-  std::atomic<int> resp{2};
-  std::atomic<int64_t> last_command{-1};  // command table id
-  std::atomic<uint64_t> query_buffer{0};
-  std::atomic<uint64_t> output_buffer{0};
-  // Posts a close to the owning thread; set by the connection, called by CLIENT KILL.
-  std::function<void()> kill;
-  // Posts an unblock to the owning thread (CLIENT UNBLOCK; error: reply -UNBLOCKED instead of
-  // the timeout reply). Meaningful while `blocked` is set.
-  std::function<void(bool error)> unblock;
-  std::atomic<bool> blocked{false};
-  // Guarded by ClientRegistry's mutex.
-  std::string name;
-  std::string lib_name;
-  std::string lib_ver;
-  bool no_evict = false;
-};
 
 enum class ReplyMode { kOn, kOff, kSkip };
 
@@ -75,26 +46,6 @@ struct ClientSession {
   MultiState multi;
   // Set by WATCH; dirty once a watched key changed. Dropped by EXEC, DISCARD, UNWATCH, RESET.
   std::shared_ptr<WatchFlag> watch;
-};
-
-class ClientRegistry {
- public:
-  uint64_t next_id() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
-  void add(std::shared_ptr<ClientInfo> info);
-  void remove(uint64_t id);
-  size_t count() const { return count_.load(std::memory_order_relaxed); }
-  std::vector<std::shared_ptr<ClientInfo>> snapshot() const;
-  void set_name(ClientInfo& info, std::string name);
-  std::string name(const ClientInfo& info) const;
-  void set_lib(ClientInfo& info, const std::string* lib_name, const std::string* lib_ver);
-  // CLIENT LIST line for one client, as Redis formats it.
-  std::string describe(const ClientInfo& info, int64_t now_ms, std::string_view cmd_name) const;
-
- private:
-  mutable std::mutex mutex_;
-  std::map<uint64_t, std::shared_ptr<ClientInfo>> clients_;
-  std::atomic<uint64_t> next_id_{1};
-  std::atomic<size_t> count_{0};
 };
 
 }  // namespace hotkv

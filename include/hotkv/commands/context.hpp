@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hotkv/commands/client_session.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/engine.hpp"

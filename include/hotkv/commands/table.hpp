@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,10 +15,15 @@
 #include <absl/hash/hash.h>
 #include <absl/strings/string_view.h>
 
+namespace asio {
+class io_context;
+}  // namespace asio
+
 namespace hotkv {
 
 struct CommandContext;
 class Engine;
+class Config;
 using Handler = void (*)(CommandContext&);
 // Run by every Engine once its shards exist, for families whose state needs engine-side
 // machinery (the inventory installs its hold expiry on each shard). Registered next to the
@@ -101,6 +107,12 @@ class Table {
 
 // The table with every family registered (built once; immutable afterwards).
 const Table& command_table();
+
+// The engine over these io_contexts (one shard each) as the server runs it: per-command
+// statistics sized for `table`, the script store, and each family's engine-side machinery
+// (Table::engine_inits: the inventory's hold expiry) installed.
+std::unique_ptr<Engine> make_engine(Config& config, const Table& table,
+                                    std::vector<asio::io_context*> contexts);
 
 // Renders docs/commands.md from the table.
 std::string render_commands_markdown(const Table& table);

@@ -28,7 +28,7 @@
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
 
-#include "hotkv/commands/client_session.hpp"
+#include "hotkv/shard/client_registry.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/util/clock.hpp"
@@ -59,7 +59,12 @@ class ScriptStore;
 
 class Engine {
  public:
-  Engine(Config& config, const Table& table, std::vector<asio::io_context*> contexts);
+  // One shard per context, each with statistics for `command_count` commands. The table is
+  // only held for those who run commands (the shard layer never looks into it); the commands
+  // layer's make_engine (commands/table.hpp) also installs the script store and the families'
+  // engine-side machinery.
+  Engine(Config& config, const Table& table, size_t command_count,
+         std::vector<asio::io_context*> contexts);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
   ~Engine();
@@ -74,6 +79,8 @@ class Engine {
   PubSubHub& pubsub() { return pubsub_; }
   // Lua scripts known to the server, and each shard's interpreter.
   ScriptStore& scripts() { return *scripts_; }
+  // shared_ptr: the shard layer does not know the type it destroys.
+  void set_scripts(std::shared_ptr<ScriptStore> s) { scripts_ = std::move(s); }
   // Publishes a keyspace notification (notify-keyspace-events) if its class is enabled and
   // anybody listens. Any thread.
   void notify_keyspace_event(uint32_t type_flag, std::string_view event, std::string_view key);
@@ -178,7 +185,7 @@ class Engine {
   ClientRegistry clients_;
   ServerStats stats_;
   PubSubHub pubsub_;
-  std::unique_ptr<ScriptStore> scripts_;
+  std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
   std::atomic<bool> loading_{false};

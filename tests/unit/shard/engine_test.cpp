@@ -25,7 +25,7 @@ struct Cluster {
       ios.push_back(std::make_unique<asio::io_context>(1));
       ptrs.push_back(ios.back().get());
     }
-    engine = std::make_unique<hotkv::Engine>(config, hotkv::command_table(), ptrs);
+    engine = hotkv::make_engine(config, hotkv::command_table(), ptrs);
     for (auto& io : ios) {
       guards.emplace_back(asio::make_work_guard(*io));
     }

@@ -1,6 +1,6 @@
-// The client registry (see client_session.hpp). It is touched on connect, disconnect and by
+// The client registry (see client_registry.hpp). It is touched on connect, disconnect and by
 // CLIENT commands only, never per request, so a mutex is fine here.
-#include "hotkv/commands/client_session.hpp"
+#include "hotkv/shard/client_registry.hpp"
 
 #include <fmt/format.h>
 
