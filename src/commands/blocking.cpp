@@ -93,9 +93,7 @@ void serve_blocked(Engine& engine, Shard& shard) {
         continue;  // still nothing for it: it keeps its place in the queue
       }
       // The reply leaves this thread only once its log records are written.
-      if (shard.log().needs_flush()) {
-        shard.log().flush();
-      }
+      shard.log().flush_if_needed();
       complete_blocked(shard, *c, WakeResult{WakeKind::kReply, std::move(out)});
     }
     reg.prune(key);

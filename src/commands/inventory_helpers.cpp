@@ -378,9 +378,7 @@ std::optional<size_t> expire_due_holds(Engine& engine, Shard& shard, int64_t now
       });
   // One record for the batch; written now, since no connection's reply will flush it.
   shard.log().end_record(0, 1);
-  if (shard.log().needs_flush()) {
-    shard.log().flush();
-  }
+  shard.log().flush_if_needed();
   return fired;
 }
 

@@ -45,9 +45,7 @@ std::optional<std::string> execute_or_register(Engine& engine, Shard& shard,
   std::vector<std::string_view> views(argv.begin(), argv.end());
   execute_command(*c->spec, views, engine, shard, false, nullptr, w, &req, false);
   if (!req.requested) {
-    if (shard.log().needs_flush()) {
-      shard.log().flush();  // the reply may leave this thread: its effects are written first
-    }
+    shard.log().flush_if_needed();  // the reply may leave this thread
     return out;
   }
   timeout_ms = req.timeout_ms;
@@ -141,11 +139,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         std::vector<std::string_view> views(argv.begin(), argv.end());
         execute_command(*c->spec, views, *engine, engine->shard(home), true, nullptr, w, &req,
                         false);
-        for (size_t i = 0; i < engine->shard_count(); ++i) {
-          if (engine->shard(i).log().needs_flush()) {
-            engine->shard(i).log().flush();
-          }
-        }
+        engine->flush_all_logs();
         if (!req.requested) {
           return out;
         }

@@ -81,12 +81,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     }
     close_records(*engine, logged);
     // The replies leave only once the whole transaction is written (and synced with always).
-    for (size_t i : logged) {
-      ShardLog& log = engine->shard(i).log();
-      if (log.needs_flush()) {
-        log.flush();
-      }
-    }
+    engine->flush_logs(logged);
     return replies;
   };
 

@@ -56,9 +56,7 @@ void ShardCourier::deliver(Engine* engine, ShardCourier* from, size_t target, Ba
   }
   // The replies leave this thread only once their log records are written (and synced with
   // appendfsync always): one group write for every parcel of the message.
-  if (shard.log().needs_flush()) {
-    shard.log().flush();
-  }
+  shard.log().flush_if_needed();
   KeyspaceStats::bump(shard.cross_thread_messages());
   asio::post(engine->shard(from->home_).io(),
              [from, bag = std::move(bag)]() mutable { from->returned(std::move(bag)); });
@@ -97,12 +95,7 @@ asio::awaitable<void> ShardCourier::run_atomic_bag(AtomicBag bag) {
     }
     // Every part is written (and synced with always) while the shards are still parked, so
     // no later command on any of them can be logged ahead of an incomplete operation.
-    for (size_t i : involved) {
-      ShardLog& log = engine->shard(i).log();
-      if (log.needs_flush()) {
-        log.flush();
-      }
-    }
+    engine->flush_logs(involved);
     return 0;
   };
   co_await engine_.run_atomic(home_, std::move(shards), std::move(task));

@@ -649,10 +649,12 @@ class Swarm:
                 assert time.monotonic() < self.deadline, "send stalled"
                 time.sleep(0.001)
 
-    def round(self, payload, replies_each, only=None):
+    def round(self, payload, replies_each, only=None, received_at=None):
         """Sends `payload` (bytes for every connection, or a function of the connection's
         index returning bytes) on each connection in `only` (default: all), then reads
-        `replies_each` replies from each. Returns {index: [reply, ...]}."""
+        `replies_each` replies from each. Returns {index: [reply, ...]}. With a dict as
+        `received_at`, records for each connection the wall-clock time (time.time()) at which
+        its replies had all arrived: no earlier than the server sent them."""
         which = list(range(len(self.socks))) if only is None else list(only)
         for i in which:
             self._send_all(self.socks[i], payload(i) if callable(payload) else payload)
@@ -677,6 +679,8 @@ class Swarm:
                     out[i].append(parse_reply_line(line))
                 if len(out[i]) == replies_each:
                     assert not bufs[i], "extra bytes on connection %d: %r" % (i, bufs[i])
+                    if received_at is not None:
+                        received_at[i] = time.time()
                     sel.unregister(key.fileobj)
                     pending -= 1
         sel.close()

@@ -292,12 +292,13 @@ class Auditor(threading.Thread):
         return self.audits
 
 
-def reserve_round(swarm, key, tag, ttl_ms, who):
+def reserve_round(swarm, key, tag, ttl_ms, who, received_at=None):
     """Every connection in `who` reserves one unit under its own hold id and owner.
     Returns (winners: {conn: hold_id}, sold_out: [conn])."""
     hold = lambda i: "order-%s-%d" % (tag, i)  # noqa: E731
     out = swarm.round(lambda i: encode_command("INV.RESERVE", key, hold(i), 1, ttl_ms,
-                                               "OWNER", "customer:%d" % i), 1, only=who)
+                                               "OWNER", "customer:%d" % i), 1, only=who,
+                      received_at=received_at)
     winners, sold_out = {}, []
     for i, (reply,) in out.items():
         if isinstance(reply, int):
@@ -321,9 +322,10 @@ def settle(swarm, key, holds, verb, expect):
 @hotkv_only("INV.* is HotKV's native inventory")
 def ten_thousand_shoppers_buy_exactly_the_stock(t, srv):
     """10,000 connections race for 500 units; released and expired holds are resold once."""
-    key = "{sneaker-x}:inv"
+    key, events = "{sneaker-x}:inv", "{sneaker-x}:events"
     with srv.raw() as c:
-        assert c.call("INV.CREATE", key, UNITS, "MAXPEROWNER", 1, "MAXHOLD", 600000) == "OK"
+        assert c.call("INV.CREATE", key, UNITS, "MAXPEROWNER", 1, "MAXHOLD", 600000,
+                      "EVENTS", events) == "OK"
     t0 = time.monotonic()
     with Swarm(srv.port, SHOPPERS, deadline_s=240) as swarm:
         connect_s = time.monotonic() - t0
@@ -333,10 +335,23 @@ def ten_thousand_shoppers_buy_exactly_the_stock(t, srv):
         auditor.start()
         try:
             t1 = time.monotonic()
-            winners, losers = reserve_round(swarm, key, "a", 600000, range(SHOPPERS))
+            received_at = {}
+            winners, losers = reserve_round(swarm, key, "a", 600000, range(SHOPPERS),
+                                            received_at)
             race_s = time.monotonic() - t1
             assert len(winners) == UNITS, "%d holds for %d units" % (len(winners), UNITS)
             assert len(losers) == SHOPPERS - UNITS
+            # No shopper was refused while units remained: every SOLDOUT reply arrived no
+            # earlier than the millisecond of the item's own inv.soldout event (its stream
+            # id is the server's clock when the last unit went).
+            with RawClient(srv.port) as c:
+                entries = c.call("XRANGE", events, "-", "+")
+            soldout_ids = [e[0] for e in entries if e[1][1] == "inv.soldout"]
+            assert len(soldout_ids) == 1, soldout_ids
+            soldout_ms = int(soldout_ids[0].split("-")[0])
+            early = [i for i in losers if int(received_at[i] * 1000) < soldout_ms]
+            assert not early, "%d SOLDOUT replies came before the item sold out, e.g. %r" % (
+                len(early), early[:3])
             buyers = sorted(winners)
             paid = {i: winners[i] for i in buyers[:400]}
             released = {i: winners[i] for i in buyers[400:450]}

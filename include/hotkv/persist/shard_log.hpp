@@ -51,6 +51,15 @@ class ShardLog {
   // Writes what is pending (and fdatasyncs it with always). Returns false on a write or sync
   // error; what could not be written stays pending and is retried by the next call.
   bool flush();
+  // The rule every reply obeys: a reply leaves only once the records of the commands it
+  // answers are written (and synced, with always). Callers that hand a reply to another
+  // thread, or to nobody (the timing wheel), call this first; connections replying on their
+  // own thread share one write per loop turn through Shard::log_barrier instead.
+  void flush_if_needed() {
+    if (needs_flush()) {
+      flush();
+    }
+  }
   // Writes what is pending without syncing. Owner thread. Returns false on a write error.
   bool write_pending();
   // fdatasync now; any thread (the everysec thread, the shutdown path). Everything

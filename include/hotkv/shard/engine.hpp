@@ -107,6 +107,18 @@ class Engine {
   // The errno of the last failed log write on any shard (0: all healthy). Writes are refused
   // with -MISCONF while it is set.
   int persistence_errno();
+  // ShardLog::flush_if_needed on each listed shard (a multi-shard operation's parts, written
+  // while its shards are parked), or on all of them.
+  void flush_logs(const std::vector<size_t>& shards) {
+    for (size_t i : shards) {
+      shard(i).log().flush_if_needed();
+    }
+  }
+  void flush_all_logs() {
+    for (auto& s : shards_) {
+      s->log().flush_if_needed();
+    }
+  }
   class Persistence* persistence() { return persistence_; }
   void set_persistence(class Persistence* p) { persistence_ = p; }
 
