@@ -222,27 +222,9 @@ void cmd_inv_reserve(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   std::string_view id = ctx.arg(2);
   ReserveArgs a;
-  switch (parse_reserve_args(ctx.argv, ctx.now_ms, a)) {
-    case ReserveArgError::kNone:
-      break;
-    case ReserveArgError::kNotInteger:
-      ctx.error(err::kNotInteger);
-      return;
-    case ReserveArgError::kQtyNotPositive:
-      ctx.error(err::kQtyPositive);
-      return;
-    case ReserveArgError::kBadTtl:
-      ctx.error(fmt_invalid_expire(ctx));
-      return;
-    case ReserveArgError::kEmptyOwner:
-      ctx.error("ERR OWNER must not be empty");
-      return;
-    case ReserveArgError::kSyntax:
-      ctx.error(err::kSyntax);
-      return;
-    case ReserveArgError::kEmptyId:
-      ctx.error("ERR hold id must not be empty");
-      return;
+  if (std::string_view error = parse_reserve_args(ctx.argv, ctx.now_ms, a); !error.empty()) {
+    ctx.error(error);
+    return;
   }
   Inventory* inv = nullptr;
   if (!existing_inventory_or_reply(ctx, key, inv) ||

@@ -68,22 +68,22 @@ bool qty_arg_or_reply(CommandContext& ctx, size_t i, int64_t& qty) {
   return true;
 }
 
-ReserveArgError parse_reserve_args(std::span<const std::string_view> argv, int64_t now_ms,
-                                   ReserveArgs& out) {
+std::string_view parse_reserve_args(std::span<const std::string_view> argv, int64_t now_ms,
+                                    ReserveArgs& out) {
   auto qty = parse_int64(argv[3]);
   if (!qty) {
-    return ReserveArgError::kNotInteger;
+    return err::kNotInteger;
   }
   if (*qty <= 0) {
-    return ReserveArgError::kQtyNotPositive;
+    return err::kQtyPositive;
   }
   auto ttl = parse_int64(argv[4]);
   if (!ttl) {
-    return ReserveArgError::kNotInteger;
+    return err::kNotInteger;
   }
   int64_t at = 0;
   if (!expire_deadline(*ttl, ExpireUnit::kMillisRelative, now_ms, at)) {
-    return ReserveArgError::kBadTtl;
+    return "ERR invalid expire time in 'inv.reserve' command";
   }
   out.qty = *qty;
   out.ttl_ms = *ttl;
@@ -92,16 +92,16 @@ ReserveArgError parse_reserve_args(std::span<const std::string_view> argv, int64
     if (strcasecmp_view(argv[i], "OWNER") && i + 1 < argv.size()) {
       out.owner = argv[++i];
       if (out.owner.empty()) {
-        return ReserveArgError::kEmptyOwner;
+        return "ERR OWNER must not be empty";
       }
     } else {
-      return ReserveArgError::kSyntax;
+      return err::kSyntax;
     }
   }
   if (argv[2].empty()) {
-    return ReserveArgError::kEmptyId;
+    return "ERR hold id must not be empty";
   }
-  return ReserveArgError::kNone;
+  return {};
 }
 
 std::string soldout_error(std::string_view key, int64_t available, int64_t qty) {

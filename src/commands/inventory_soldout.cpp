@@ -70,7 +70,7 @@ bool answer_soldout_here(const CommandSpec& spec, std::span<const std::string_vi
     return false;
   }
   ReserveArgs a;
-  if (parse_reserve_args(argv, engine.now_ms(), a) != ReserveArgError::kNone) {
+  if (!parse_reserve_args(argv, engine.now_ms(), a).empty()) {
     return false;  // the item's shard replies with the error, as it would have
   }
   // The order of these loads is what makes the answer exact (soldout_beacon.hpp).
@@ -95,7 +95,19 @@ bool answer_soldout_here(const CommandSpec& spec, std::span<const std::string_vi
 
 void forget_soldout_beacons(const CommandSpec& spec, std::span<const std::string_view> argv,
                             Engine& engine, Shard& shard, bool multi_shard) {
-  if (spec.group == "inventory" || engine.shard_count() < 2) {
+  // Runs after every successful write: leave at once unless a beacon could be involved.
+  if (multi_shard) {
+    bool any = false;
+    for (size_t i = 0; i < engine.shard_count() && !any; ++i) {
+      any = !engine.shard(i).soldout_index().empty();
+    }
+    if (!any) {
+      return;
+    }
+  } else if (shard.soldout_index().empty()) {
+    return;
+  }
+  if (spec.group == "inventory") {
     return;
   }
   thread_local std::vector<size_t> keys;

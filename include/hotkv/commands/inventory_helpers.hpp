@@ -40,25 +40,16 @@ bool ttl_arg_or_reply(CommandContext& ctx, size_t i, int64_t& ttl_ms);
 // Parses argv[i] as a positive quantity; replies kNotInteger or kQtyPositive otherwise.
 bool qty_arg_or_reply(CommandContext& ctx, size_t i, int64_t& qty);
 
-// INV.RESERVE's arguments after the key and hold id (qty ttl_ms [OWNER id]), parsed without
+// INV.RESERVE's arguments after the key (hold_id qty ttl_ms [OWNER id]), parsed without
 // replying, so that another thread can check them before it answers for the item's shard.
-// Errors in the order the command reports them.
-enum class ReserveArgError {
-  kNone,
-  kNotInteger,
-  kQtyNotPositive,
-  kBadTtl,
-  kEmptyOwner,
-  kSyntax,
-  kEmptyId
-};
+// Returns the error reply's text, in the order the command checks (empty: valid).
 struct ReserveArgs {
   int64_t qty = 0;
   int64_t ttl_ms = 0;
   std::string_view owner;  // empty: no OWNER
 };
-ReserveArgError parse_reserve_args(std::span<const std::string_view> argv, int64_t now_ms,
-                                   ReserveArgs& out);
+std::string_view parse_reserve_args(std::span<const std::string_view> argv, int64_t now_ms,
+                                    ReserveArgs& out);
 
 // The state a hold is in at ctx.now_ms: a held hold whose deadline passed is expired even if
 // nobody processed it yet.
