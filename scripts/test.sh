@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test (Catch2 unit tests and the integration
-# tests that drive the real binary with redis-cli, redis-py, redis-benchmark and raw sockets),
-# then builds the same suite with AddressSanitizer + UndefinedBehaviorSanitizer and runs it
-# again. Exits non-zero if anything fails.
+# tests that drive the real binary with redis-cli, redis-py, redis-benchmark and raw sockets,
+# then units of Redis's own Tcl suite against the binary), then builds the same suite with
+# AddressSanitizer + UndefinedBehaviorSanitizer and runs it again. Exits non-zero if anything
+# fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,10 @@ echo "== build (RelWithDebInfo)"
 scripts/build.sh test
 echo "== tests"
 (cd build && ctest --output-on-failure -j2 --timeout 300)
+# Redis's own test suite, the compatibility gate: the units the issues name, at --threads 4
+# (every cross-thread path), against tests/redis_suite_known.txt.
+echo "== Redis's test suite"
+scripts/redis_suite.sh --server build/hotkv --threads 4
 
 if [[ ${HOTKV_SKIP_ASAN:-0} != 1 ]]; then
   echo "== build (AddressSanitizer + UBSan)"

@@ -24,7 +24,14 @@ void schedule_serving(Engine& engine, Shard& owner) {
   reg.serve_posted = true;
   Engine* e = &engine;
   Shard* s = &owner;
-  asio::post(owner.io(), [e, s] { serve_blocked(*e, *s); });
+  asio::post(owner.io(), [e, s] {
+    if (s->serving_while_busy()) {
+      // A busy script holds the shard: the blocked clients stay blocked until it is over.
+      s->defer_until_idle([e, s] { serve_blocked(*e, *s); });
+      return;
+    }
+    serve_blocked(*e, *s);
+  });
 }
 
 }  // namespace

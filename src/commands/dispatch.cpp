@@ -119,12 +119,41 @@ void CommandContext::wrong_arity() {
 
 namespace {
 
-// While a script runs past busy-reply-threshold, only what can end it gets through.
+// While a script runs past busy-reply-threshold, what can end it, and what touches nothing
+// but the connection, gets through (Redis's allow-busy commands).
 bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::string_view> argv) {
   if (spec.name == "SCRIPT") {
     return argv.size() == 2 && ascii_lower(argv[1]) == "kill";
   }
-  return spec.name == "SHUTDOWN" || spec.name == "AUTH" || spec.name == "HELLO";
+  if (spec.name == "FUNCTION") {
+    return argv.size() == 2 && (ascii_lower(argv[1]) == "kill" || ascii_lower(argv[1]) == "stats");
+  }
+  return spec.name == "SHUTDOWN" || spec.name == "AUTH" || spec.name == "HELLO" ||
+         spec.name == "MULTI" || spec.name == "DISCARD" || spec.name == "QUIT" ||
+         spec.name == "RESET";
+}
+
+// Whether a command would need a shard a busy script holds. Keyed commands whose keys all
+// live on other shards are served as usual; commands without keys (PING, INFO, ...), those
+// that need every shard, and everything inside MULTI (a transaction's shards are only known
+// at EXEC) are refused as Redis refuses them.
+bool needs_busy_shard(const CommandSpec& spec, std::span<const std::string_view> argv,
+                      const ClientSession& session, Engine& engine) {
+  if (session.multi.active || (spec.flags & kAllShards) != 0 || engine.shard_count() == 1) {
+    return true;
+  }
+  thread_local std::vector<size_t> keys;
+  keys.clear();
+  Table::key_indexes(spec, argv, keys);
+  if (keys.empty()) {
+    return true;
+  }
+  for (size_t i : keys) {
+    if (engine.shard(engine.shard_of(argv[i])).script_busy()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -147,9 +176,9 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
     reply.error(err::kNoAuth);
     return nullptr;
   }
-  if (engine.scripts().busy() && !allowed_while_script_busy(*spec, argv)) {
-    reply.error(
-        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  if (engine.scripts().busy() && !allowed_while_script_busy(*spec, argv) &&
+      needs_busy_shard(*spec, argv, session, engine)) {
+    reply.error(engine.scripts().busy_error());
     return nullptr;
   }
   if (engine.loading() && (spec->flags & kLoading) == 0) {
@@ -240,6 +269,14 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
                      ReplyWriter& reply, CommandContext::BlockRequest* block, bool woken,
                      std::vector<size_t>* open_logs) {
+  if (shard.serving_while_busy() && !allowed_while_script_busy(spec, argv)) {
+    // Reached while a busy script lets other handlers of its thread run (a batch from another
+    // thread sent before the script turned busy, a woken blocked client): the script's
+    // half-done changes are not for anyone else to see or add to.
+    reply.error(engine.scripts().busy_error());
+    count_command(spec, engine, shard, 0, true);
+    return;
+  }
   const bool frozen = frozen_now_ms >= 0;
   int64_t start = frozen ? 0 : mono_us();
   CommandContext ctx{.argv = argv,
@@ -258,7 +295,10 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   spec.handler(ctx);
   // Close this command's log record(s): one record on a single shard, or one part per shard
   // that received effects, all carrying one id so replay applies them all or none.
-  if (open_logs != nullptr) {
+  if (shard.serving_while_busy()) {
+    // SCRIPT KILL and the like, run from inside the busy script's thread: they change no data,
+    // and the record still open is the script's, which only the script may close.
+  } else if (open_logs != nullptr) {
     if (!multi_shard) {
       if (shard.log().record_open()) {
         ctx.logged_shards.push_back(shard.id());

@@ -1,8 +1,10 @@
-// Redis 7 functions: FUNCTION LOAD/DELETE/FLUSH/LIST/KILL/HELP, FCALL and FCALL_RO. A library
+// Redis 7 functions: FUNCTION LOAD/DELETE/FLUSH/LIST/STATS/KILL/HELP, FCALL and FCALL_RO. A library
 // is Lua code whose first line is `#!lua name=<lib>` and which registers functions with
 // redis.register_function; the store keeps the code, each shard's interpreter runs it once to
 // get the functions, and with appendonly the libraries are kept in <dir>/functions.hotkv
 // across restarts. FCALL routes like EVAL, by its declared keys.
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/context.hpp"
@@ -12,6 +14,7 @@
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/util/clock.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
@@ -21,6 +24,10 @@ namespace {
 
 void run_fcall(CommandContext& ctx, bool read_only) {
   size_t n = 0;
+  if (!parse_int64(ctx.arg(2))) {
+    ctx.error("ERR Bad number of keys provided");  // FCALL's text for it, not EVAL's
+    return;
+  }
   if (!parse_numkeys_or_reply(ctx, n)) {
     return;
   }
@@ -50,15 +57,52 @@ void save_or_warn(CommandContext& ctx) {
   }
 }
 
+// FUNCTION STATS: the function running past busy-reply-threshold (it is allowed while one
+// is) and, per engine, how many libraries and functions are loaded.
+void function_stats(CommandContext& ctx) {
+  ScriptStore& store = ctx.engine.scripts();
+  ctx.reply.map(2);
+  ctx.reply.bulk("running_script");
+  ScriptStore::RunningFunction running;
+  if (store.running_function(running)) {
+    ctx.reply.map(3);
+    ctx.reply.bulk("name");
+    ctx.reply.bulk(running.name);
+    ctx.reply.bulk("command");
+    ctx.reply.array(running.command.size());
+    for (const std::string& a : running.command) {
+      ctx.reply.bulk(a);
+    }
+    ctx.reply.bulk("duration_ms");
+    ctx.reply.integer(std::max<int64_t>(0, unix_ms() - running.started_ms));
+  } else {
+    ctx.reply.null();
+  }
+  size_t libraries = 0;
+  size_t functions = 0;
+  for (const auto& lib : store.libraries()) {
+    ++libraries;
+    functions += lib->functions.size();
+  }
+  ctx.reply.bulk("engines");
+  ctx.reply.map(1);
+  ctx.reply.bulk("LUA");
+  ctx.reply.map(2);
+  ctx.reply.bulk("libraries_count");
+  ctx.reply.integer(static_cast<int64_t>(libraries));
+  ctx.reply.bulk("functions_count");
+  ctx.reply.integer(static_cast<int64_t>(functions));
+}
+
 void function_load(CommandContext& ctx) {
   bool replace = false;
-  size_t code_at = 2;
-  if (ctx.argc() == 4 && strcasecmp_view(ctx.arg(2), "REPLACE")) {
+  size_t code_at = ctx.argc() - 1;  // the code comes last, after the options
+  for (size_t i = 2; i < code_at; ++i) {
+    if (!strcasecmp_view(ctx.arg(i), "REPLACE")) {
+      ctx.error("ERR Unknown option given: " + std::string(ctx.arg(i)));
+      return;
+    }
     replace = true;
-    code_at = 3;
-  } else if (ctx.argc() != 3) {
-    ctx.error(err::kSyntax);
-    return;
   }
   std::string error;
   auto lib = parse_library(ctx.arg(code_at), error);
@@ -78,10 +122,17 @@ void function_load(CommandContext& ctx) {
 void function_list(CommandContext& ctx) {
   std::string_view pattern;
   bool with_code = false;
+  bool with_pattern = false;
   for (size_t i = 2; i < ctx.argc(); ++i) {
-    if (strcasecmp_view(ctx.arg(i), "WITHCODE")) {
+    // Each option at most once, with Redis's texts.
+    if (strcasecmp_view(ctx.arg(i), "WITHCODE") && !with_code) {
       with_code = true;
-    } else if (strcasecmp_view(ctx.arg(i), "LIBRARYNAME") && i + 1 < ctx.argc()) {
+    } else if (strcasecmp_view(ctx.arg(i), "LIBRARYNAME") && !with_pattern) {
+      if (i + 1 >= ctx.argc()) {
+        ctx.error("ERR library name argument was not given");
+        return;
+      }
+      with_pattern = true;
       pattern = ctx.arg(++i);
     } else {
       ctx.error("ERR Unknown argument " + std::string(ctx.arg(i).substr(0, 128)));
@@ -145,23 +196,32 @@ void cmd_function(CommandContext& ctx) {
     ctx.reply.ok();
   } else if (sub == "list") {
     function_list(ctx);
+  } else if (sub == "stats" && ctx.argc() == 2) {
+    function_stats(ctx);
   } else if (sub == "kill" && ctx.argc() == 2) {
     bool ok = false;
-    std::string text = store.request_kill(ok);
+    std::string text = store.request_kill(ok, true);
     if (ok) {
       ctx.reply.ok();
     } else {
       ctx.error(text);
     }
   } else if (sub == "help" && ctx.argc() == 2) {
-    const char* lines[] = {
-        "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "LOAD [REPLACE] <FUNCTION CODE>", "    Create a new library with the given library name and code.",
-        "DELETE <LIBRARY NAME>", "    Delete the given library.",
-        "LIST [LIBRARYNAME PATTERN] [WITHCODE]", "    Return general information on all the libraries.",
-        "FLUSH [ASYNC|SYNC]", "    Delete all the libraries.",
-        "KILL", "    Kill the current running function.",
-        "HELP", "    Print this help."};
+    const char* lines[] = {"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                           "LOAD [REPLACE] <FUNCTION CODE>",
+                           "    Create a new library with the given library name and code.",
+                           "DELETE <LIBRARY NAME>",
+                           "    Delete the given library.",
+                           "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+                           "    Return general information on all the libraries.",
+                           "FLUSH [ASYNC|SYNC]",
+                           "    Delete all the libraries.",
+                           "STATS",
+                           "    Return information about the current function running.",
+                           "KILL",
+                           "    Kill the current running function.",
+                           "HELP",
+                           "    Print this help."};
     ctx.reply.array(std::size(lines));
     for (const char* l : lines) {
       ctx.reply.simple(l);
@@ -207,7 +267,7 @@ void register_functions(Table& t) {
   // clang-format off
   t.add({"FCALL",    -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_fcall, "scripting", "FCALL function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a function."});
   t.add({"FCALL_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_fcall_ro, "scripting", "FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a read-only function."});
-  t.add({"FUNCTION", -2, kScript, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|KILL|HELP [arg ...]", "Manages Redis 7 function libraries."});
+  t.add({"FUNCTION", -2, kScript, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|STATS|KILL|HELP [arg ...]", "Manages Redis 7 function libraries."});
   // clang-format on
   t.add_engine_init(load_saved_libraries);
 }

@@ -341,8 +341,10 @@ void cmd_flushall(CommandContext& ctx) {
     return;
   }
   for_each_visible_shard(ctx, [&ctx](Shard& s) {
+    int64_t now = ctx.now_ms;
+    s.watches().touch_existing(
+        [&s, now](std::string_view key) { return s.keyspace().find(key, now) != nullptr; });
     s.keyspace().clear();
-    s.watches().touch_all();
     ctx.log_flush(s);
   });
   ctx.reply.ok();

@@ -80,7 +80,7 @@ void cmd_script(CommandContext& ctx) {
     ctx.reply.ok();
   } else if (sub == "kill" && ctx.argc() == 2) {
     bool ok = false;
-    std::string text = store.request_kill(ok);
+    std::string text = store.request_kill(ok, false);
     if (ok) {
       ctx.reply.ok();
     } else {

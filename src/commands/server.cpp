@@ -6,16 +6,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/glob.hpp"
@@ -91,14 +94,16 @@ void info_clients(CommandContext& ctx, std::string& out) {
       ctx.engine.pubsub().client_count());
 }
 
-void info_memory(CommandContext&, std::string& out) {
+void info_memory(CommandContext& ctx, std::string& out) {
   uint64_t used = used_memory_bytes();
   uint64_t rss = rss_bytes();
+  ScriptStore& scripts = ctx.engine.scripts();
   out += fmt::format(
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
-      "used_memory_rss_human:{}\r\nmaxmemory:0\r\nmaxmemory_human:0B\r\n"
+      "used_memory_rss_human:{}\r\nused_memory_scripts:{}\r\nnumber_of_cached_scripts:{}\r\n"
+      "maxmemory:0\r\nmaxmemory_human:0B\r\n"
       "maxmemory_policy:noeviction\r\nmem_fragmentation_ratio:{:.2f}\r\nmem_allocator:libc\r\n\r\n",
-      used, human_bytes(used), rss, human_bytes(rss),
+      used, human_bytes(used), rss, human_bytes(rss), scripts.memory_bytes(), scripts.count(),
       used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used));
 }
 
@@ -585,6 +590,7 @@ void cmd_time(CommandContext& ctx) {
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: there is nothing to save yet, so the options are
 // accepted and the server stops; like Redis, the client gets no reply, only a closed connection.
 void cmd_shutdown(CommandContext& ctx) {
+  bool nosave = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
     if (strcasecmp_view(a, "ABORT")) {
@@ -596,6 +602,18 @@ void cmd_shutdown(CommandContext& ctx) {
       ctx.error(err::kSyntax);
       return;
     }
+    nosave = nosave || strcasecmp_view(a, "NOSAVE");
+  }
+  if (ctx.engine.scripts().busy()) {
+    if (!nosave) {
+      ctx.error(ctx.engine.scripts().busy_error());
+      return;
+    }
+    // The busy script's thread never comes back to stop in order. Every reply already sent
+    // had its log records written; the script's own effects are in a record still open in
+    // memory, so the log keeps none of them, as a script must be all or nothing.
+    spdlog::warn("SHUTDOWN NOSAVE while a script is busy: exiting now");
+    std::_Exit(0);
   }
   ctx.session->close_after_reply = true;
   ctx.engine.request_shutdown();

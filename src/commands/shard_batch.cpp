@@ -50,6 +50,14 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
   }
 }
 
+void ShardBatch::refuse(const std::string& error) {
+  ReplyWriter w(replies_, 2);  // an error reply reads the same in RESP2 and RESP3
+  for (size_t i = 0; i < commands_.size(); ++i) {
+    w.error(error);
+    reply_ends_.push_back(replies_.size());
+  }
+}
+
 std::string_view ShardBatch::reply(size_t i) const {
   size_t begin = i == 0 ? 0 : reply_ends_[i - 1];
   return std::string_view(replies_).substr(begin, reply_ends_[i] - begin);

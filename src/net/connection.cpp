@@ -13,8 +13,11 @@
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/shard_courier.hpp"
+#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/strings.hpp"
 
 namespace hotkv {
 namespace {
@@ -325,14 +328,16 @@ struct WindowWaitFor : WindowWait {
 }  // namespace
 
 asio::awaitable<void> Connection::run_atomic_batched(std::vector<size_t> shards,
-                                                     std::function<void()> work) {
+                                                     std::function<void()> work,
+                                                     std::function<void()> refuse) {
   // The work joins every other connection's handed over in this loop turn: one run_atomic
   // for all of them (ShardCourier::send_atomic).
-  auto initiation = [this, &shards, &work](auto handler) {
+  auto initiation = [this, &shards, &work, &refuse](auto handler) {
     auto wait = std::make_shared<WindowWaitFor<decltype(handler)>>(std::move(handler));
     wait->remaining = 1;
     AtomicParcel p;
     p.work = std::move(work);
+    p.refuse = std::move(refuse);
     p.shards = std::move(shards);
     p.wait = wait;
     set_.courier(engine_, shard_).send_atomic(std::move(p));
@@ -352,9 +357,12 @@ asio::awaitable<void> Connection::flush_atomic_run() {
   ClientSession* session = &session_;
   size_t home = shard_;
   int proto = session_.resp;
-  co_await run_atomic_batched(std::move(shards), [engine, run, session, home, proto] {
-    run->run(*engine, engine->shard(home), proto, session, true);
-  });
+  co_await run_atomic_batched(
+      std::move(shards),
+      [engine, run, session, home, proto] {
+        run->run(*engine, engine->shard(home), proto, session, true);
+      },
+      [engine, run] { run->refuse(engine->scripts().busy_error()); });
   for (size_t i = 0; i < atomic_run_.size(); ++i) {
     out_ += atomic_run_.reply(i);
   }
@@ -514,6 +522,15 @@ asio::awaitable<bool> Connection::process_input() {
         check_command(engine_.table(), args_, session_, engine_, check_writer);
     if (spec == nullptr) {
       co_await flush_window();
+      if (session_.multi.active && ascii_lower(args_[0]) == "exec") {
+        // EXEC itself refused (a busy script): the transaction ends here, as on Redis, with
+        // the reason in the EXECABORT.
+        clear_transaction(session_);
+        std::string reason = rejected.substr(1, rejected.size() - 3);  // '-' ... "\r\n"
+        rejected.clear();
+        ReplyWriter(rejected, session_.resp)
+            .error("EXECABORT Transaction discarded because of: " + reason);
+      }
       if (!suppress) {
         out_ += rejected;
       }

@@ -15,6 +15,7 @@
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/net/connection.hpp"
+#include "hotkv/scripting/script_store.hpp"
 
 namespace hotkv {
 namespace {
@@ -153,7 +154,17 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         return std::nullopt;
       };
       std::vector<size_t> shards = route.shards;
-      reply = co_await engine_.run_atomic(shard_, std::move(shards), std::move(task));
+      bool refused = false;
+      try {
+        reply = co_await engine_.run_atomic(shard_, std::move(shards), std::move(task));
+      } catch (const ShardsBusy&) {
+        refused = true;
+      }
+      if (refused) {
+        std::string out;
+        ReplyWriter(out, c->proto).error(engine_.scripts().busy_error());
+        reply = std::move(out);
+      }
     } else {
       size_t target = route.kind == RouteKind::kLocal ? shard_ : route.shard;
       c->in_place = true;

@@ -8,6 +8,7 @@
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/connection.hpp"
+#include "hotkv/scripting/script_store.hpp"
 
 namespace hotkv {
 
@@ -96,7 +97,15 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     // With the other transactions and cross-shard runs of this thread's connections in the
     // same loop turn: one rendezvous of the threads for all of them.
     std::string* result = &out;
-    co_await run_atomic_batched(shards, [&run, home, result] { *result = run(home, true); });
+    Engine* engine = &engine_;
+    co_await run_atomic_batched(
+        shards, [&run, home, result] { *result = run(home, true); },
+        [engine, result, proto] {
+          result->clear();
+          ReplyWriter(*result, proto)
+              .error("EXECABORT Transaction discarded because of: " +
+                     engine->scripts().busy_error());
+        });
   }
   co_return out;
 }

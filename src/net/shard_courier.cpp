@@ -98,7 +98,17 @@ asio::awaitable<void> ShardCourier::run_atomic_bag(AtomicBag bag) {
     engine->flush_logs(involved);
     return 0;
   };
-  co_await engine_.run_atomic(home_, std::move(shards), std::move(task));
+  bool refused = false;
+  try {
+    co_await engine_.run_atomic(home_, std::move(shards), std::move(task));
+  } catch (const ShardsBusy&) {
+    refused = true;
+  }
+  if (refused) {
+    for (AtomicParcel& p : bag) {
+      p.refuse();
+    }
+  }
   for (AtomicParcel& p : bag) {
     if (--p.wait->remaining == 0) {
       p.wait->resume();

@@ -90,16 +90,24 @@ bool ShardLog::write_pending() {
     pending_.clear();
     return true;
   }
-  if (pending_.empty()) {
+  // A record still open stays in memory: only the closed records before it are written. (A
+  // busy script's thread serves other clients while its own record is open.)
+  size_t closed = encoder_.is_open() ? encoder_.start() : pending_.size();
+  if (closed == 0) {
     return true;
   }
-  preallocate(pending_.size());
+  preallocate(closed);
   size_t done = 0;
-  bool ok = pwrite_fully(fd, pending_, file_written_, done);
-  if (!ok) {
+  bool ok = pwrite_fully(fd, std::string_view(pending_.data(), closed), file_written_, done);
+  if (!ok || closed < pending_.size()) {
     // Keep what was not written; the next flush retries from there.
-    last_errno_.store(errno, std::memory_order_relaxed);
+    if (!ok) {
+      last_errno_.store(errno, std::memory_order_relaxed);
+    }
     pending_.erase(0, done);
+    if (encoder_.is_open()) {
+      encoder_.rebase(done);
+    }
   } else if (pending_.capacity() > (1u << 20)) {
     std::string().swap(pending_);
   } else {

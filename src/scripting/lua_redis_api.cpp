@@ -453,7 +453,10 @@ void set_function(lua_State* L, LuaVm& vm, const char* name, lua_CFunction f) {
 }
 
 bool table_field(lua_State* L, int index, const char* name, int type) {
-  lua_getfield(L, index, name);
+  // Raw: a metatable on the returned table (even _G's, whose __index raises) plays no part
+  // in the reply, and cannot raise an error outside the script's protected call.
+  lua_pushstring(L, name);
+  lua_rawget(L, index);
   if (lua_type(L, -1) == type) {
     return true;
   }

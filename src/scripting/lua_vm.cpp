@@ -15,6 +15,7 @@ int luaopen_cjson(lua_State* L);
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/lua_sandbox.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/log.hpp"
@@ -143,8 +144,7 @@ void LuaVm::open_sandbox() {
     lua_setglobal(L, name);
   }
   open_redis_api(L, *this);
-  // math.random is seeded the same way for every script run, as in Redis, so a script that
-  // draws numbers behaves the same on every call.
+  make_sandbox_readonly(L);
   // Globals become read-only: a script keeps its state in locals.
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   lua_newtable(L);
@@ -156,6 +156,7 @@ void LuaVm::open_sandbox() {
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
   lua_pop(L, 1);
+  protect_globals(L);
 }
 
 void LuaVm::hook(lua_State* L, lua_Debug*) {
@@ -171,13 +172,38 @@ void LuaVm::hook(lua_State* L, lua_Debug*) {
   Call& call = *vm->current_;
   int64_t limit = call.ctx->engine.config().busy_reply_threshold.load(std::memory_order_relaxed);
   ScriptSlot& slot = vm->store_.slot(vm->shard_);
-  if (limit > 0 && mono_ms() - call.started_ms > limit && !slot.timed_out.load()) {
-    spdlog::warn("slow script detected: still in execution after {} ms",
-                 mono_ms() - call.started_ms);
+  if (limit > 0 && mono_ms() - call.started_ms > limit) {
+    if (!slot.timed_out.load()) {
+      spdlog::warn("slow script detected: still in execution after {} ms",
+                   mono_ms() - call.started_ms);
+      bool function = std::strcmp(call.chunk, "@user_function") == 0;
+      std::vector<std::string> command;
+      if (function) {
+        for (std::string_view a : call.ctx->argv) {
+          command.emplace_back(a);
+        }
+      }
+      vm->store_.mark_timed_out(vm->shard_, function, function ? *call.label : std::string(),
+                                std::move(command), call.started_unix_ms);
+      // Its own shard and every shard parked for it now answer -BUSY; the parked threads
+      // start serving their clients too.
+      call.ctx->shard.set_script_busy(true);
+      for (size_t s : call.allowed) {
+        call.ctx->engine.shard(s).set_script_busy(true);
+      }
+      Engine::wake_parked_for_busy();
+    }
     slot.wrote.store(call.wrote);
-    vm->store_.mark_timed_out(vm->shard_);
+    if (!slot.kill.load(std::memory_order_acquire)) {
+      // Redis answers its other clients from inside a busy script; so does this thread,
+      // with everything that would touch the shards the script holds answering -BUSY.
+      call.ctx->shard.serve_while_busy();
+    }
   }
   if (slot.kill.load(std::memory_order_acquire)) {
+    // From now on at every line, so a script that catches the error with pcall and loops
+    // still ends (invoke puts the count hook back).
+    lua_sethook(L, &LuaVm::hook, LUA_MASKLINE, 0);
     lua_newtable(L);
     lua_pushstring(L, "ERR Script killed by user with SCRIPT KILL...");
     lua_setfield(L, -2, "err");
@@ -312,7 +338,9 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   call.ctx = &ctx;
   call.read_only = read_only;
   call.chunk = chunk;
+  call.label = &label;
   call.started_ms = mono_ms();
+  call.started_unix_ms = unix_ms();
   if (ctx.multi_shard) {
     for (std::string_view k : keys) {
       call.allowed.push_back(ctx.engine.shard_of(k));
@@ -332,7 +360,17 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   }
   running_vm = outer;
   current_ = nullptr;
-  store_.clear_timed_out(shard_);
+  if (store_.slot(shard_).kill.load()) {
+    lua_sethook(L, &LuaVm::hook, LUA_MASKCOUNT, kHookEvery);
+  }
+  if (store_.slot(shard_).timed_out.load()) {
+    for (size_t s : call.allowed) {
+      ctx.engine.shard(s).set_script_busy(false);
+    }
+    ctx.shard.set_script_busy(false);
+    store_.clear_timed_out(shard_);
+    ctx.shard.release_deferred();
+  }
 
   // The inner commands' log records close with this command (one record per shard).
   if (ctx.multi_shard) {
@@ -347,7 +385,8 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   if (status != 0) {
     std::string text;
     if (lua_istable(L, -1)) {
-      lua_getfield(L, -1, "err");
+      lua_pushstring(L, "err");
+      lua_rawget(L, -2);
       text = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
       lua_pop(L, 1);
     } else if (lua_isstring(L, -1)) {
@@ -393,7 +432,8 @@ bool LuaVm::register_library(Library& lib, bool keep, std::string& error) {
   registering_ = nullptr;
   if (status != 0) {
     if (lua_istable(L, -1)) {
-      lua_getfield(L, -1, "err");
+      lua_pushstring(L, "err");
+      lua_rawget(L, -2);
       error = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
     } else {
       error = std::string("ERR Error registering functions: ") +

@@ -31,7 +31,7 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
   size_t space = line.find(' ');
   std::string_view engine = line.substr(0, space);
   if (engine != "lua") {
-    error = "ERR Could not find engine '" + std::string(engine) + "'";
+    error = "ERR Unexpected engine in script shebang: " + std::string(engine);
     return nullptr;
   }
   std::string_view rest = space == std::string_view::npos ? std::string_view() : line.substr(space);
@@ -68,7 +68,7 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
   return s;
 }
 
-ScriptStore::ScriptStore(size_t shards) {
+ScriptStore::ScriptStore(size_t shards) : running_(shards) {
   vms_.resize(shards);
   for (size_t i = 0; i < shards; ++i) {
     slots_.push_back(std::make_unique<ScriptSlot>());
@@ -130,8 +130,15 @@ LuaVm& ScriptStore::vm(size_t shard) {
   return *vms_[shard];
 }
 
-void ScriptStore::mark_timed_out(size_t shard) {
-  if (!slots_[shard]->timed_out.exchange(true)) {
+void ScriptStore::mark_timed_out(size_t shard, bool function, std::string name,
+                                 std::vector<std::string> command, int64_t started_ms) {
+  ScriptSlot& s = *slots_[shard];
+  {
+    std::lock_guard lock(running_mutex_);
+    running_[shard] = RunningFunction{std::move(name), std::move(command), started_ms};
+  }
+  s.function.store(function);
+  if (!s.timed_out.exchange(true)) {
     busy_.fetch_add(1, std::memory_order_acq_rel);
   }
 }
@@ -145,29 +152,66 @@ void ScriptStore::clear_timed_out(size_t shard) {
   s.wrote.store(false);
 }
 
-std::string ScriptStore::request_kill(bool& ok) {
-  ok = false;
-  bool any = false;
-  for (auto& s : slots_) {
-    if (s->timed_out.load()) {
-      any = true;
-      if (s->wrote.load()) {
-        return "UNKILLABLE Sorry the script already executed write commands against the "
-               "dataset. You can either wait the script termination or kill the server in a "
-               "hard way using the SHUTDOWN NOSAVE command.";
-      }
+bool ScriptStore::running_function(RunningFunction& out) const {
+  std::lock_guard lock(running_mutex_);
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i]->timed_out.load() && slots_[i]->function.load()) {
+      out = running_[i];
+      return true;
     }
+  }
+  return false;
+}
+
+std::string ScriptStore::busy_error(bool function) {
+  return function ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                    "SHUTDOWN NOSAVE."
+                  : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                    "SHUTDOWN NOSAVE.";
+}
+
+std::string ScriptStore::busy_error() const {
+  for (const auto& s : slots_) {
+    if (s->timed_out.load() && s->function.load()) {
+      return busy_error(true);
+    }
+  }
+  return busy_error(false);
+}
+
+std::string ScriptStore::request_kill(bool& ok, bool function) {
+  ok = false;
+  // Every busy script of the asked kind that has not written is stopped (with several
+  // threads, several scripts can be busy at once).
+  bool any = false;
+  bool wrote = false;
+  for (auto& s : slots_) {
+    if (!s->timed_out.load()) {
+      continue;
+    }
+    any = true;
+    if (s->function.load() != function) {
+      continue;  // SCRIPT KILL does not stop a function, nor FUNCTION KILL a script
+    }
+    if (s->wrote.load()) {
+      wrote = true;
+    } else {
+      s->kill.store(true, std::memory_order_release);
+      ok = true;
+    }
+  }
+  if (ok) {
+    return "OK";
   }
   if (!any) {
     return "NOTBUSY No scripts in execution right now.";
   }
-  for (auto& s : slots_) {
-    if (s->timed_out.load()) {
-      s->kill.store(true);
-    }
+  if (wrote) {
+    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+           "You can either wait the script termination or kill the server in a hard way using "
+           "the SHUTDOWN NOSAVE command.";
   }
-  ok = true;
-  return "OK";
+  return busy_error(!function);
 }
 
 }  // namespace hotkv
@@ -190,7 +234,7 @@ std::shared_ptr<Library> parse_library(std::string_view code, std::string& error
   std::string_view line = code.substr(2, eol == std::string_view::npos ? code.size() - 2 : eol - 2);
   size_t space = line.find(' ');
   std::string_view engine = line.substr(0, space);
-  if (engine != "lua") {
+  if (ascii_lower(engine) != "lua") {  // engine names are case-insensitive, as on Redis
     error = "ERR Engine '" + std::string(engine) + "' not found";
     return nullptr;
   }
@@ -236,8 +280,10 @@ bool ScriptStore::add_library(std::shared_ptr<Library> lib, bool replace, std::s
     error = "ERR Library '" + lib->name + "' already exists";
     return false;
   }
+  // Function names are case-insensitive (FCALL TEST finds test), as on Redis: the owner map
+  // is keyed by the lowercase name.
   for (const LibraryFunction& f : lib->functions) {
-    auto owner = function_owner_.find(f.name);
+    auto owner = function_owner_.find(ascii_lower(f.name));
     if (owner != function_owner_.end() && owner->second != lib->name) {
       error = "ERR Function " + f.name + " already exists";
       return false;
@@ -245,11 +291,11 @@ bool ScriptStore::add_library(std::shared_ptr<Library> lib, bool replace, std::s
   }
   if (existing != libraries_.end()) {
     for (const LibraryFunction& f : existing->second->functions) {
-      function_owner_.erase(f.name);
+      function_owner_.erase(ascii_lower(f.name));
     }
   }
   for (const LibraryFunction& f : lib->functions) {
-    function_owner_[f.name] = lib->name;
+    function_owner_[ascii_lower(f.name)] = lib->name;
   }
   libraries_[lib->name] = std::move(lib);
   functions_generation_.fetch_add(1, std::memory_order_acq_rel);
@@ -263,7 +309,7 @@ bool ScriptStore::delete_library(std::string_view name) {
     return false;
   }
   for (const LibraryFunction& f : it->second->functions) {
-    function_owner_.erase(f.name);
+    function_owner_.erase(ascii_lower(f.name));
   }
   libraries_.erase(it);
   functions_generation_.fetch_add(1, std::memory_order_acq_rel);
@@ -280,7 +326,7 @@ void ScriptStore::flush_libraries() {
 std::shared_ptr<const Library> ScriptStore::find_function(std::string_view name,
                                                           const LibraryFunction** fn) const {
   std::shared_lock lock(mutex_);
-  auto owner = function_owner_.find(name);
+  auto owner = function_owner_.find(ascii_lower(name));
   if (owner == function_owner_.end()) {
     return nullptr;
   }
@@ -289,7 +335,7 @@ std::shared_ptr<const Library> ScriptStore::find_function(std::string_view name,
     return nullptr;
   }
   for (const LibraryFunction& f : lib->second->functions) {
-    if (f.name == name) {
+    if (ascii_lower(f.name) == ascii_lower(name)) {
       *fn = &f;
       return lib->second;
     }

@@ -17,7 +17,6 @@
 
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/table.hpp"
-#include "hotkv/server/busy_responder.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/log.hpp"
 
@@ -59,9 +58,6 @@ Server::Server(Config& config) : config_(config) {
 
 Server::~Server() {
   config_.set_appendonly_hook(nullptr);
-  if (busy_responder_) {
-    busy_responder_->stop();
-  }
   for (auto& w : workers_) {
     w->io.stop();
     if (w->thread.joinable()) {
@@ -202,7 +198,11 @@ asio::awaitable<void> Server::auto_rewrite() {
     }
     return 0;
   };
-  co_await engine_->run_atomic(0, engine_->all_shards(), std::move(start));
+  try {
+    co_await engine_->run_atomic(0, engine_->all_shards(), std::move(start));
+  } catch (const ShardsBusy&) {
+    // A script is busy: the cron tries again later.
+  }
   auto_rewrite_running_ = false;
 }
 
@@ -215,7 +215,13 @@ asio::awaitable<void> Server::switch_appendonly(bool on) {
     }
     return err;
   };
-  std::string err = co_await engine_->run_atomic(0, engine_->all_shards(), std::move(task));
+  std::string err;
+  try {
+    err = co_await engine_->run_atomic(0, engine_->all_shards(), std::move(task));
+  } catch (const ShardsBusy&) {
+    err = "a script is busy";
+    spdlog::warn("CONFIG SET appendonly {}: {}", on ? "yes" : "no", err);
+  }
   if (on && !err.empty()) {
     // The log could not start after all (its files, the fork of the base): CONFIG GET must
     // not go on saying yes. The hook this calls finds the log off and changes nothing.
@@ -291,7 +297,6 @@ int Server::run() {
     asio::co_spawn(workers_[0]->io, switch_appendonly(on), asio::detached);
     return "";
   });
-  busy_responder_ = std::make_unique<BusyResponder>(*engine_, acceptor_->native_handle());
   for (size_t i = 0; i < workers_.size(); ++i) {
     start_cron(i);
   }
@@ -369,9 +374,6 @@ void Server::shutdown() {
     return;
   }
   persistence_->abort_loading();
-  if (busy_responder_) {
-    busy_responder_->stop();  // before the listening socket it polls is closed
-  }
   asio::post(workers_[0]->io, [this] {
     std::error_code ec;
     if (acceptor_) {

@@ -2,6 +2,8 @@
 #include "hotkv/shard/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/util/clock.hpp"
@@ -72,12 +74,33 @@ std::shared_ptr<Engine::ParkState> Engine::park(size_t home, const std::vector<s
     }
     ++expected;
     KeyspaceStats::bump(shard(home).cross_thread_messages());
-    asio::post(shard(s).io(), [st] {
+    Shard* target = &shard(s);
+    asio::post(target->io(), [st, target] {
+      if (target->serving_while_busy()) {
+        // This thread is inside a busy script (or parked for one): it cannot park for
+        // another coordinator, who answers -BUSY instead of waiting.
+        st->refused.fetch_add(1, std::memory_order_acq_rel);
+        st->arrived.fetch_add(1, std::memory_order_acq_rel);
+        st->arrived.notify_all();
+        return;
+      }
       st->arrived.fetch_add(1, std::memory_order_acq_rel);
       st->arrived.notify_all();
-      while (!st->released.load(std::memory_order_acquire)) {
-        st->released.wait(false, std::memory_order_acquire);
+      for (;;) {
+        uint32_t seen = st->signal.load(std::memory_order_acquire);
+        if (st->released.load(std::memory_order_acquire)) {
+          break;
+        }
+        if (target->script_busy()) {
+          // The coordinator runs a script past busy-reply-threshold: this thread's clients
+          // get their -BUSY replies (or are served elsewhere) while it stays parked.
+          target->serve_while_busy();
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          continue;
+        }
+        st->signal.wait(seen, std::memory_order_acquire);
       }
+      target->release_deferred();
     });
   }
   for (;;) {
@@ -92,7 +115,38 @@ std::shared_ptr<Engine::ParkState> Engine::park(size_t home, const std::vector<s
 
 void Engine::unpark(const std::shared_ptr<ParkState>& st) {
   st->released.store(true, std::memory_order_release);
-  st->released.notify_all();
+  st->signal.fetch_add(1, std::memory_order_acq_rel);
+  st->signal.notify_all();
+}
+
+namespace {
+thread_local void* running_park = nullptr;
+}  // namespace
+
+Engine::ParkScope::ParkScope(ParkState* st) : outer(static_cast<ParkState*>(running_park)) {
+  running_park = st;
+}
+
+Engine::ParkScope::~ParkScope() { running_park = outer; }
+
+void Engine::wake_parked_for_busy() {
+  auto* st = static_cast<ParkState*>(running_park);
+  if (st != nullptr) {
+    st->signal.fetch_add(1, std::memory_order_acq_rel);
+    st->signal.notify_all();
+  }
+}
+
+bool Engine::any_script_busy(size_t home, const std::vector<size_t>& order) {
+  if (shard(home).serving_while_busy()) {
+    return true;
+  }
+  for (size_t s : order) {
+    if (shard(s).script_busy()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void Engine::unlock(const std::vector<size_t>& order) {

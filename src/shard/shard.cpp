@@ -3,6 +3,7 @@
 // CPU; a mass expiry is worked off in bounded batches, yielding to clients between them.
 #include "hotkv/shard/shard.hpp"
 
+#include <spdlog/spdlog.h>
 #include <asio/async_result.hpp>
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
@@ -50,6 +51,15 @@ std::optional<size_t> Shard::expire_holds(int64_t now_ms, size_t max_items) {
 }
 
 void Shard::run_expiry() {
+  if (serving_while_busy_) {
+    // A busy script is half way through its changes: nothing expires under it.
+    defer_until_idle([this] {
+      if (!stopped_) {
+        run_expiry();
+      }
+    });
+    return;
+  }
   int64_t now = now_ms();
   keyspace_.expire_due(now, kExpiryBatch);
   // Holds get a batch of their own, so a mass expiry of keys cannot starve them (or back).
@@ -107,6 +117,35 @@ void Shard::run_group_flush() {
   waiters.swap(barrier_waiters_);
   for (auto& w : waiters) {
     w();
+  }
+}
+
+void Shard::serve_while_busy() {
+  if (serving_while_busy_) {
+    return;
+  }
+  serving_while_busy_ = true;
+  if (io_.stopped()) {
+    io_.restart();  // a loop driven by poll() (the test server) stops whenever it runs dry
+  }
+  try {
+    for (int i = 0; i < kBusyHandlersPerServe && io_.poll_one() > 0; ++i) {
+    }
+  } catch (const std::exception& e) {
+    // Nothing may unwind into the script that called this.
+    spdlog::error("handler failed while a script was busy: {}", e.what());
+  }
+  serving_while_busy_ = false;
+}
+
+void Shard::release_deferred() {
+  if (deferred_.empty()) {
+    return;
+  }
+  std::vector<std::function<void()>> waiting;
+  waiting.swap(deferred_);
+  for (auto& fn : waiting) {
+    asio::post(io_, std::move(fn));
   }
 }
 

@@ -43,19 +43,6 @@ void WatchRegistry::touch_slow(std::string_view key) {
   watched_.store(keys_.size(), std::memory_order_release);
 }
 
-void WatchRegistry::touch_all() {
-  std::lock_guard lock(mutex_);
-  for (auto& [key, watchers] : keys_) {
-    for (const auto& w : watchers) {
-      if (auto f = w.lock()) {
-        f->dirty.store(true, std::memory_order_release);
-      }
-    }
-  }
-  keys_.clear();
-  watched_.store(0, std::memory_order_release);
-}
-
 void WatchRegistry::prune_locked() {
   adds_since_prune_ = 0;
   for (auto it = keys_.begin(); it != keys_.end();) {

@@ -9,7 +9,10 @@ under 2,000 concurrent connections, with the same replies as redis-server.
 - reserve/release with a buyers set: one unit per buyer, and a release never returns stock
   twice even when two connections release for the same buyer at once;
 - python3-redis Script objects (EVALSHA, then EVAL after SCRIPT FLUSH), error texts, RESP3,
-  large and nested replies, a long script answered -BUSY and stopped by SCRIPT KILL.
+  large and nested replies;
+- runaway scripts: pooled connections on every thread get -BUSY at once for what needs the
+  script's shard and are served elsewhere, SCRIPT KILL from any of them, UNKILLABLE once the
+  script wrote, SHUTDOWN NOSAVE then keeps the log whole (nothing of the script).
 
 Keys of one script share a {hash tag}, so at --threads 4 each script runs on one shard.
 Every loop is bounded by a count and a deadline.
@@ -30,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import redis  # noqa: E402
 
 from server import (ConnectionClosed, DataDir, RawClient, RespError, Swarm, case, encode_command,  # noqa: E402
-                    expect_error, raise_nofile, run_cases)
+                    expect_error, raise_nofile, run_cases, spread_keys)
 
 CONNECTIONS = 2000
 
@@ -322,66 +325,196 @@ def scripts_reading_time_and_random_replay_identically(t, srv):
             s2.stop()
 
 
-def first_busy_connection(port, conns, timeout_s=10):
-    """Among `conns`, the first that answers -BUSY to PING (those on a thread busy with the
-    script cannot answer until it ends)."""
+def wait_busy(conn, timeout_s=10):
+    """Polls PING on `conn` until it answers -BUSY (the script passed the threshold)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        for c in conns:
-            c.sock.settimeout(0.5)
-            try:
-                r = c.call("PING")
-            except (socket.timeout, TimeoutError, OSError):
-                continue
-            if isinstance(r, RespError) and str(r).startswith("BUSY"):
-                return c
-        time.sleep(0.05)
-    return None
+        r = conn.call("PING")
+        if isinstance(r, RespError) and str(r).startswith("BUSY"):
+            return
+        time.sleep(0.02)
+    raise AssertionError("the script never turned busy")
 
 
-@case
-def long_script_gets_busy_and_script_kill(t, srv):
-    """A script past busy-reply-threshold: new clients get -BUSY; SCRIPT KILL stops it (also
-    with one thread, where the script's thread is the one that accepts)."""
-    with srv.raw() as admin:
-        assert admin.call("CONFIG", "SET", "busy-reply-threshold", "100") == "OK"
+def is_busy(reply):
+    return isinstance(reply, RespError) and str(reply).startswith("BUSY")
+
+
+def start_runaway(port, body, keys=()):
+    """Runs EVAL body on its own connection in a thread; returns (thread, result dict)."""
     result = {}
+    conn = RawClient(port, timeout=60)
 
     def runner():
-        with RawClient(srv.port, timeout=60) as c:
-            result["reply"] = c.call("EVAL", "local i = 0 while true do i = i + 1 end", 0)
+        try:
+            result["reply"] = conn.call("EVAL", body, len(keys), *keys)
+        except (OSError, ConnectionClosed) as e:  # SHUTDOWN NOSAVE ended the server
+            result["reply"] = e
+        finally:
+            conn.close()
 
     th = threading.Thread(target=runner)
     th.start()
-    others = []
+    return th, result
+
+
+def shard_keys(t):
+    """One key per shard (no hash tags); one key with --threads 1 or against Redis."""
+    n = t.threads if t.is_hotkv and t.threads > 1 else 1
+    return spread_keys("busy-k", n) if n > 1 else ["busy-k0"]
+
+
+@case
+def runaway_script_and_pooled_connections_on_every_thread(t, srv):
+    """A script past busy-reply-threshold, with a pool of connections opened before it (so on
+    every thread, the script's own included): each gets -BUSY at once for anything that needs
+    the script's shard (and for keyless commands and transactions, as Redis), keys on other
+    shards are served, new connections too; SCRIPT KILL from one of them stops it, and then
+    every connection carries on in order."""
+    keys = shard_keys(t)
+    with srv.raw() as admin:
+        assert admin.call("CONFIG", "SET", "busy-reply-threshold", "100") == "OK"
+        for k in keys:
+            assert admin.call("SET", k, "v-" + k) == "OK"
+    pool = [RawClient(srv.port, timeout=5) for _ in range(4 * max(1, t.threads))]
+    th, result = start_runaway(srv.port, "local i = 0 while true do i = i + 1 end")
     try:
-        time.sleep(0.3)
-        # Connections made now land on an idle thread or on the busy-script responder; one
-        # placed on the script's own thread cannot answer, so try a few.
-        others = [RawClient(srv.port) for _ in range(6)]
-        killer = first_busy_connection(srv.port, others)
-        assert killer is not None, "no connection was answered BUSY"
-        killer.sock.settimeout(10)
-        assert killer.call("SCRIPT", "KILL") == "OK"
+        wait_busy(pool[0])
+        served_counts = set()
+        for c in pool:
+            t0 = time.monotonic()
+            assert is_busy(c.call("PING")), "PING during a busy script"
+            served = [k for k in keys if c.call("GET", k) == "v-" + k]
+            replies = [c.call("GET", k) for k in keys if k not in served]
+            assert all(is_busy(r) for r in replies), replies
+            served_counts.add(len(served))
+            assert c.call("MULTI") == "OK"
+            assert is_busy(c.call("SET", keys[0], "x"))
+            r = c.call("EXEC")
+            assert isinstance(r, RespError) and str(r).startswith("EXECABORT"), r
+            assert time.monotonic() - t0 < 3, "a connection waited for the busy script"
+        # Every key but those of the script's shard is served, from every thread.
+        assert served_counts == {len(keys) - 1 if len(keys) > 1 else 0}, served_counts
+        with RawClient(srv.port, timeout=5) as fresh:
+            assert is_busy(fresh.call("PING")), "a new connection during a busy script"
+            expect_error(fresh.call("FUNCTION", "KILL"),
+                         "BUSY Redis is busy running a script. You can only call SCRIPT KILL "
+                         "or SHUTDOWN NOSAVE.")
+        assert pool[-1].call("SCRIPT", "KILL") == "OK"
         th.join(timeout=20)
         assert not th.is_alive(), "the script did not stop"
         assert str(result["reply"]).startswith("ERR Script killed by user with SCRIPT KILL"), result
-        deadline = time.monotonic() + 5
-        while True:  # the responder's connections close once the script is over
-            try:
-                with RawClient(srv.port, timeout=2) as c:
-                    expect_error(c.call("SCRIPT", "KILL"), "NOTBUSY No scripts in execution right now.")
-                    assert c.call("PING") == "PONG"
-                break
-            except (ConnectionClosed, OSError, AssertionError):
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        for i, c in enumerate(pool):
+            # Pipelined: the replies come back in order on every connection that was there.
+            c.send(encode_command("PING") + encode_command("SET", keys[i % len(keys)], i) +
+                   encode_command("GET", keys[i % len(keys)]))
+            assert [c.read_reply() for _ in range(3)] == ["PONG", "OK", str(i)]
+        expect_error(pool[0].call("SCRIPT", "KILL"), "NOTBUSY No scripts in execution right now.")
     finally:
-        for c in others:
+        for c in pool:
             c.close()
+        kill_all_scripts(srv.port)
+        th.join(timeout=20)
         with RawClient(srv.port) as admin:
             admin.call("CONFIG", "SET", "busy-reply-threshold", "5000")
+
+
+def start_busy_script(port, body, keys, probe):
+    """Starts a runaway script and waits until `probe` sees every key of it answer -BUSY.
+    A connection placed on a thread that is already busy gets -BUSY for the EVAL itself (its
+    thread cannot coordinate a script); such runs are retried on a new connection."""
+    for _ in range(16):
+        th, result = start_runaway(port, body, keys)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if not th.is_alive():
+                break  # refused: answered -BUSY at once
+            if all(is_busy(probe.call("GET", k)) for k in keys):
+                return th, result
+            time.sleep(0.02)
+        th.join(timeout=1)
+        assert is_busy(result.get("reply")), result
+    raise AssertionError("could not start a busy script on %r" % (keys,))
+
+
+def kill_all_scripts(port):
+    """Ends every busy script (a failed case must not leave the next one a busy server)."""
+    with RawClient(port, timeout=5) as c:
+        for _ in range(200):
+            r = c.call("SCRIPT", "KILL")
+            if isinstance(r, RespError) and str(r).startswith("NOTBUSY"):
+                return
+            time.sleep(0.05)
+
+
+@case
+def runaway_scripts_on_several_shards(t, srv):
+    """A runaway script holding two shards at once (KEYS on both: its thread coordinates,
+    the other is parked) and one more on a third shard: those shards answer -BUSY, every
+    connection still gets its answer at once, SCRIPT KILL stops both scripts."""
+    keys = shard_keys(t)
+    if len(keys) < 4:
+        return  # needs four shards
+    with srv.raw() as admin:
+        assert admin.call("CONFIG", "SET", "busy-reply-threshold", "100") == "OK"
+        for k in keys:
+            assert admin.call("SET", k, "v-" + k) == "OK"
+    loop = "local i = 0 while true do i = i + 1 end"
+    runs = []
+    try:
+        with RawClient(srv.port, timeout=5) as c:
+            runs.append(start_busy_script(srv.port, loop, [keys[1], keys[2]], c))
+            runs.append(start_busy_script(srv.port, loop, [keys[0]], c))
+            # The fourth shard is served unless it is the coordinating thread's own.
+            r = c.call("GET", keys[3])
+            assert r == "v-" + keys[3] or is_busy(r), r
+            assert c.call("SCRIPT", "KILL") == "OK"
+        for th, result in runs:
+            th.join(timeout=20)
+            assert not th.is_alive()
+            assert "killed by user" in str(result["reply"]), result
+        with RawClient(srv.port, timeout=5) as c:
+            assert [c.call("GET", k) for k in keys] == ["v-" + k for k in keys]
+    finally:
+        kill_all_scripts(srv.port)
+        for th, _ in runs:
+            th.join(timeout=20)
+        with RawClient(srv.port) as admin:
+            admin.call("CONFIG", "SET", "busy-reply-threshold", "5000")
+
+
+@case
+def runaway_script_that_wrote_is_unkillable_until_shutdown_nosave(t, srv):
+    """A busy script that wrote: SCRIPT KILL answers UNKILLABLE, SHUTDOWN answers BUSY,
+    SHUTDOWN NOSAVE ends the server; after a restart the log holds every acknowledged write
+    and nothing of the script."""
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("always") + ["--busy-reply-threshold", "100"],
+                     expect_exit=None).start()
+        try:
+            with s.raw() as c:
+                for i in range(50):
+                    assert c.call("SET", "acked%d" % i, i) == "OK"
+            th, result = start_runaway(
+                s.port, "redis.call('SET', KEYS[1], 'half') local i = 0 while true do i = i + 1 end",
+                ["partial"])
+            with RawClient(s.port, timeout=5) as c:
+                wait_busy(c)
+                r = c.call("SCRIPT", "KILL")
+                assert isinstance(r, RespError) and str(r).startswith("UNKILLABLE"), r
+                assert is_busy(c.call("SHUTDOWN"))
+                c.send(encode_command("SHUTDOWN", "NOSAVE"))
+                assert s.wait(timeout=10) == 0, "SHUTDOWN NOSAVE did not end the server"
+            th.join(timeout=10)
+        finally:
+            s.stop() if s.alive() else s.cleanup()
+        s2 = t.server(extra_args=d.args("always")).start()
+        try:
+            with s2.raw() as c:
+                assert [c.call("GET", "acked%d" % i) for i in range(50)] == [str(i) for i in range(50)]
+                assert c.call("GET", "partial") is None, "half a script survived"
+        finally:
+            s2.stop()
 
 
 if __name__ == "__main__":

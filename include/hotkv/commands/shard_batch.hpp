@@ -40,7 +40,11 @@ class ShardBatch {
   void run(Engine& engine, Shard& shard, int proto, ClientSession* session,
            bool multi_shard = false);
 
-  // The reply of command i. REQUIRES: run() was called.
+  // Instead of run(): every command answers `error` (a shard the batch needs is held by a
+  // busy script, so the batch cannot run).
+  void refuse(const std::string& error);
+
+  // The reply of command i. REQUIRES: run() or refuse() was called.
   std::string_view reply(size_t i) const;
 
   // Forgets the commands and replies, keeping the buffers (released when unusually large).

@@ -100,7 +100,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   asio::awaitable<void> flush_atomic_run();
   // Runs `work` on this thread with `shards` (sorted, unique) parked, in one run_atomic with
   // the cross-shard work of every other connection of this thread in the same loop turn.
-  asio::awaitable<void> run_atomic_batched(std::vector<size_t> shards, std::function<void()> work);
+  // `refuse` runs instead of `work` if a busy script holds one of the shards.
+  asio::awaitable<void> run_atomic_batched(std::vector<size_t> shards, std::function<void()> work,
+                                           std::function<void()> refuse);
   // Counts where keyed commands go; true once the last kMigrateAfter all went to one other
   // shard and the connection may move there (then migrate_to_ names it).
   void note_route(size_t shard);

@@ -44,6 +44,9 @@ struct Parcel {
 // (the courier writes the shards' logs after every parcel of the bag has run).
 struct AtomicParcel {
   std::function<void()> work;
+  // Runs instead of work when a shard is held by a busy script (run_atomic threw ShardsBusy):
+  // writes the -BUSY replies.
+  std::function<void()> refuse;
   std::vector<size_t> shards;  // sorted, unique
   std::shared_ptr<WindowWait> wait;
 };

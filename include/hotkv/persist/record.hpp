@@ -63,6 +63,10 @@ class RecordEncoder {
   void close(uint64_t txn_id, uint32_t parts);
   // Drops an open record that received no effect.
   void abandon();
+  // Where the open record starts in the buffer, and the buffer lost `removed` bytes in front
+  // of it (they were written out).
+  size_t start() const { return start_; }
+  void rebase(size_t removed) { start_ -= removed; }
 
  private:
   void add_key(EffectKind kind, std::string_view key);

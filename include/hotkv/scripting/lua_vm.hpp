@@ -126,12 +126,14 @@ class LuaVm {
 struct LuaVm::Call {
   CommandContext* ctx = nullptr;
   const char* chunk = "@user_script";  // the chunk name errors are located in
+  const std::string* label = nullptr;  // the script's sha or the function's name
   bool read_only = false;
   int resp = 2;                      // redis.setresp
   bool wrote = false;                // a write command succeeded: SCRIPT KILL refuses
   std::vector<size_t> allowed;       // shards whose keys may be touched (sorted)
   std::vector<size_t> logged;        // shards whose log records hold this script's effects
-  int64_t started_ms = 0;
+  int64_t started_ms = 0;            // monotonic, for the threshold
+  int64_t started_unix_ms = 0;       // wall clock, for FUNCTION STATS
   int error_line = -1;               // where the error that ended the script was raised
 
 };

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -49,6 +50,7 @@ struct ScriptSlot {
   std::atomic<bool> timed_out{false};
   std::atomic<bool> wrote{false};
   std::atomic<bool> kill{false};
+  std::atomic<bool> function{false};  // the script is a function (FCALL): FUNCTION KILL ends it
 };
 
 class ScriptStore {
@@ -92,11 +94,26 @@ class ScriptStore {
   ScriptSlot& slot(size_t shard) { return *slots_[shard]; }
   // True while some script runs past busy-reply-threshold: other commands get -BUSY.
   bool busy() const { return busy_.load(std::memory_order_acquire) > 0; }
-  void mark_timed_out(size_t shard);
+  // The script started on `shard` ran past the threshold; `function`: it is an FCALL (named
+  // `name`, called by `command`, started at `started_ms`, for FUNCTION STATS).
+  void mark_timed_out(size_t shard, bool function, std::string name = {},
+                      std::vector<std::string> command = {}, int64_t started_ms = 0);
+  // FUNCTION STATS's running_script: the busy function, if one is.
+  struct RunningFunction {
+    std::string name;
+    std::vector<std::string> command;
+    int64_t started_ms = 0;
+  };
+  bool running_function(RunningFunction& out) const;
   void clear_timed_out(size_t shard);
-  // SCRIPT KILL: "OK", "NOTBUSY ..." or "UNKILLABLE ..." (the reply text without '+'/'-').
-  // Sets `ok` when the kill was requested.
-  std::string request_kill(bool& ok);
+  // The -BUSY text (without '-') for the busy script: EVAL scripts name SCRIPT KILL,
+  // functions FUNCTION KILL, as Redis does.
+  std::string busy_error() const;
+  static std::string busy_error(bool function);
+  // SCRIPT KILL (function = false) or FUNCTION KILL (true): "OK", or the error text without
+  // '-': NOTBUSY (nothing is busy), BUSY (the busy script is of the other kind), UNKILLABLE
+  // (it has written). Sets `ok` when the kill was requested.
+  std::string request_kill(bool& ok, bool function);
 
  private:
   struct Hash {
@@ -113,6 +130,8 @@ class ScriptStore {
   std::string functions_file_;
   std::vector<std::unique_ptr<LuaVm>> vms_;
   std::vector<std::unique_ptr<ScriptSlot>> slots_;
+  mutable std::mutex running_mutex_;
+  std::vector<RunningFunction> running_;  // per shard, valid while its slot is timed out
   std::atomic<int> busy_{0};
 };
 

@@ -66,7 +66,6 @@ class Server {
   std::thread loader_;
   std::atomic<int> exit_code_{0};
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
-  std::unique_ptr<class BusyResponder> busy_responder_;
   std::unique_ptr<asio::signal_set> signals_;
   std::atomic<bool> stopping_{false};
   size_t next_worker_ = 0;

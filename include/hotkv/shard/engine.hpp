@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -56,6 +57,12 @@ struct ServerStats {
 };
 
 class ScriptStore;
+
+// Thrown by run_atomic when one of its shards is held by a script running past
+// busy-reply-threshold; the caller answers -BUSY (ScriptStore::busy_error()).
+struct ShardsBusy : std::runtime_error {
+  ShardsBusy() : std::runtime_error("a shard is busy running a script") {}
+};
 
 class Engine {
  public:
@@ -137,7 +144,7 @@ class Engine {
     Shard* dest = &shard(target);
     // A named initiation object: GCC 12 mishandles lambda temporaries inside co_await.
     auto initiation = [dest, fn = std::move(fn)](auto handler) mutable {
-      asio::post(dest->io(), [dest, fn = std::move(fn), handler = std::move(handler)]() mutable {
+      auto run = [dest, fn = std::move(fn), handler = std::move(handler)]() mutable {
         // Both messages, there and back, counted by the one thread that sees both.
         KeyspaceStats::bump(dest->cross_thread_messages(), 2);
         R result = fn();
@@ -145,6 +152,15 @@ class Engine {
         asio::post(ex, [handler = std::move(handler), result = std::move(result)]() mutable {
           std::move(handler)(std::move(result));
         });
+      };
+      auto task = std::make_shared<decltype(run)>(std::move(run));
+      asio::post(dest->io(), [dest, task] {
+        if (dest->serving_while_busy()) {
+          // A busy script owns the shard's data: fn runs once it is over.
+          dest->defer_until_idle([task] { (*task)(); });
+          return;
+        }
+        (*task)();
       });
     };
     R result = co_await asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
@@ -164,7 +180,18 @@ class Engine {
         co_await wait_for_lock(s);
       }
     }
+    // A shard a timed-out script holds would keep this thread waiting for the script's end.
+    if (any_script_busy(home, order)) {
+      unlock(order);
+      throw ShardsBusy();
+    }
     auto parked = park(home, order);
+    if (parked->refused.load(std::memory_order_acquire) > 0) {
+      unpark(parked);
+      unlock(order);
+      throw ShardsBusy();
+    }
+    ParkScope scope(parked.get());
     stats_.atomic_operations.fetch_add(1, std::memory_order_relaxed);
     if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
       fn();
@@ -180,11 +207,27 @@ class Engine {
 
   std::vector<size_t> all_shards() const;
 
+  // The coordinator's fn (a script) ran past busy-reply-threshold: the threads parked for it
+  // start serving their clients' handlers while they wait (Shard::serve_while_busy). Called
+  // on the coordinator's thread; does nothing outside a run_atomic.
+  static void wake_parked_for_busy();
+
  private:
   struct ParkState {
     std::atomic<int> arrived{0};
+    std::atomic<int> refused{0};  // shards whose thread serves a busy script: not parked
     std::atomic<bool> released{false};
+    // Bumped (and notified) on release and when the coordinator's script turns busy: the
+    // parked threads wait on it.
+    std::atomic<uint32_t> signal{0};
   };
+  // Marks the park of the run_atomic running on this thread, for wake_parked_for_busy.
+  struct ParkScope {
+    explicit ParkScope(ParkState* st);
+    ~ParkScope();
+    ParkState* outer;
+  };
+  bool any_script_busy(size_t home, const std::vector<size_t>& order);
   static std::vector<size_t> lock_order(size_t home, std::vector<size_t> shards);
   asio::awaitable<void> wait_for_lock(size_t s);
   std::shared_ptr<ParkState> park(size_t home, const std::vector<size_t>& order);

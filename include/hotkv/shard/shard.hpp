@@ -93,6 +93,26 @@ class Shard {
   // stall the shard's clients.
   static constexpr size_t kExpiryBatch = 2000;
 
+  // --- a script running past busy-reply-threshold (docs/scripting.md, "Runaway scripts") ---
+  // Set (by the script's thread) while a timed-out script uses this shard's data: the script
+  // runs on this thread, or this thread is parked for it. Commands that need the shard get
+  // -BUSY and run_atomic refuses it, instead of waiting for a script that may never end.
+  bool script_busy() const { return script_busy_.load(std::memory_order_acquire); }
+  void set_script_busy(bool on) { script_busy_.store(on, std::memory_order_release); }
+  // Owner thread, from inside the busy script (or the park that holds this thread for it):
+  // runs a bounded number of the handlers queued on this thread's event loop, other clients'
+  // reads and replies and messages from other threads, with serving_while_busy() set, so
+  // that anything which would touch this shard's data answers -BUSY or waits for the script
+  // to end (defer_until_idle). Does nothing when already serving (no deeper nesting).
+  void serve_while_busy();
+  bool serving_while_busy() const { return serving_while_busy_; }
+  // Owner thread, while serving_while_busy(): `fn` runs once the script is over.
+  void defer_until_idle(std::function<void()> fn) { deferred_.push_back(std::move(fn)); }
+  // Owner thread: the script is over; what waited for it is posted to the event loop.
+  void release_deferred();
+  // Handlers serve_while_busy runs per call: the script checks for SCRIPT KILL between calls.
+  static constexpr int kBusyHandlersPerServe = 256;
+
  private:
   void on_timer();
   void run_group_flush();
@@ -119,6 +139,9 @@ class Shard {
   bool stopped_ = false;
   HoldExpiryHook hold_hook_;
   const int64_t* manual_clock_ = nullptr;
+  std::atomic<bool> script_busy_{false};
+  bool serving_while_busy_ = false;
+  std::vector<std::function<void()>> deferred_;
 };
 
 }  // namespace hotkv

@@ -32,8 +32,29 @@ class WatchRegistry {
       touch_slow(key);
     }
   }
-  // FLUSHALL: every watcher of every key of this shard.
-  void touch_all();
+  // FLUSHALL/FLUSHDB, before the keys go: every watcher of a key for which existed(key) is
+  // true (as Redis, a flush does not touch a watched key that was not there); the others stay
+  // registered.
+  template <class F>
+  void touch_existing(F&& existed) {
+    if (watched_.load(std::memory_order_acquire) == 0) {
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    for (auto it = keys_.begin(); it != keys_.end();) {
+      if (!existed(std::string_view(it->first))) {
+        ++it;
+        continue;
+      }
+      for (const auto& w : it->second) {
+        if (auto f = w.lock()) {
+          f->dirty.store(true, std::memory_order_release);
+        }
+      }
+      it = keys_.erase(it);
+    }
+    watched_.store(keys_.size(), std::memory_order_release);
+  }
   // Keys with at least one registration (possibly of a client that has gone since).
   size_t watched_keys() const { return watched_.load(std::memory_order_acquire); }
 

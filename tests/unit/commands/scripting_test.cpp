@@ -2,10 +2,12 @@
 // directions, errors and their texts, the sandbox, the script cache, read-only scripts,
 // scripts over several shards, and stopping a long script with SCRIPT KILL.
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <asio/post.hpp>
 #include <catch2/catch.hpp>
 
 #include "hotkv/scripting/script_store.hpp"
@@ -229,7 +231,7 @@ TEST_CASE("SCRIPT KILL stops a long script that has not written", "[scripting]")
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     bool ok = false;
-    CHECK(store.request_kill(ok) == "OK");
+    CHECK(store.request_kill(ok, false) == "OK");
     killed = ok;
   });
   const std::string loop = "local i = 0\nwhile true do i = i + 1 end";
@@ -244,7 +246,7 @@ TEST_CASE("SCRIPT KILL stops a long script that has not written", "[scripting]")
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     bool ok = true;
-    CHECK(store.request_kill(ok).rfind("UNKILLABLE", 0) == 0);
+    CHECK(store.request_kill(ok, false).rfind("UNKILLABLE", 0) == 0);
     CHECK_FALSE(ok);
   });
   std::string r2 = eval(s,
@@ -252,4 +254,84 @@ TEST_CASE("SCRIPT KILL stops a long script that has not written", "[scripting]")
                         "local i = 0\nwhile i < 100000000 do i = i + 1 end\nreturn 1");
   refuser.join();
   CHECK(r2 == integer(1));
+}
+
+TEST_CASE("A busy script serves its thread's other handlers, which get -BUSY", "[scripting]") {
+  TestServer s(2);
+  s.config().busy_reply_threshold.store(30);
+  auto& store = s.engine().scripts();
+  std::string here = "k0";  // a key on the script's shard, and one on the other shard
+  std::string there;
+  for (int i = 1; i < 100 && there.empty(); ++i) {
+    std::string k = "k" + std::to_string(i);
+    if (s.engine().shard_of(k) != s.engine().shard_of(here)) {
+      there = k;
+    }
+  }
+  REQUIRE_FALSE(there.empty());
+  size_t home = s.engine().shard_of(here);
+  std::atomic<bool> ran{false};
+  std::string inside_here, inside_there, inside_ping, kill_function, kill_script;
+  std::thread helper([&] {
+    for (int i = 0; i < 2000 && !store.busy(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Runs on the script's own thread, from inside the script (the nested event loop).
+    asio::post(s.engine().shard(home).io(), [&] {
+      CHECK(s.engine().shard(home).serving_while_busy());
+      inside_here = s.run({"GET", here});
+      inside_ping = s.run({"PING"});
+      ran = true;
+    });
+    for (int i = 0; i < 2000 && !ran; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Only the shard the script holds is busy.
+    CHECK(s.engine().shard(home).script_busy());
+    CHECK_FALSE(s.engine().shard(s.engine().shard_of(there)).script_busy());
+    bool ok = true;
+    kill_function = store.request_kill(ok, true);
+    CHECK_FALSE(ok);
+    kill_script = store.request_kill(ok, false);
+    CHECK(ok);
+  });
+  const std::string loop = "local i = 0\nwhile true do i = i + 1 end";
+  std::string reply = s.run({"EVAL", loop, "1", here});
+  helper.join();
+  CHECK(ran);
+  CHECK(inside_here == error(hotkv::ScriptStore::busy_error(false)));
+  CHECK(inside_ping == error(hotkv::ScriptStore::busy_error(false)));
+  // FUNCTION KILL does not stop an EVAL script; it names the command that would.
+  CHECK(kill_function == hotkv::ScriptStore::busy_error(false));
+  CHECK(kill_script == "OK");
+  CHECK(reply.find("Script killed by user") != std::string::npos);
+  CHECK_FALSE(store.busy());
+  CHECK_FALSE(s.engine().shard(home).script_busy());
+  // Everyone carries on.
+  CHECK(s.run({"SET", here, "v"}) == kOk);
+  CHECK(s.run({"GET", here}) == bulk("v"));
+}
+
+TEST_CASE("Kill requests name the kind of the busy script", "[scripting]") {
+  hotkv::ScriptStore store(2);
+  bool ok = true;
+  CHECK(store.request_kill(ok, false) == "NOTBUSY No scripts in execution right now.");
+  CHECK_FALSE(ok);
+  store.mark_timed_out(1, true);  // a function is busy on shard 1
+  CHECK(store.busy());
+  CHECK(store.busy_error() == hotkv::ScriptStore::busy_error(true));
+  CHECK(store.request_kill(ok, false) ==
+        "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN "
+        "NOSAVE.");
+  CHECK_FALSE(ok);
+  store.slot(1).wrote.store(true);
+  CHECK(store.request_kill(ok, true).rfind("UNKILLABLE Sorry the script already executed", 0) == 0);
+  CHECK_FALSE(ok);
+  store.slot(1).wrote.store(false);
+  CHECK(store.request_kill(ok, true) == "OK");
+  CHECK(ok);
+  CHECK(store.slot(1).kill.load());
+  store.clear_timed_out(1);
+  CHECK_FALSE(store.busy());
+  CHECK(store.busy_error() == hotkv::ScriptStore::busy_error(false));
 }

@@ -151,3 +151,24 @@ TEST_CASE("everysec and no append without zeros", "[persist]") {
     CHECK(keys_in(f.read(), log.file_size()).size() == 10);
   }
 }
+
+TEST_CASE("a flush writes the closed records and leaves an open one in memory", "[persist]") {
+  // The thread of a busy script serves other clients (and flushes for them) while the
+  // script's record is open: none of the script's effects may reach the file before it ends.
+  TempFile f;
+  ShardLog log;
+  log.attach(f.open_for_log(), 0, FsyncPolicy::kEverysec);
+  log_group(log, 0, 3);
+  log.record().add_put_string("script-half", "x", -1);
+  REQUIRE(log.flush());
+  CHECK(keys_in(f.read(), log.file_size()) == std::vector<std::string>{"k0", "k1", "k2"});
+  // Closed records behind the open one are not possible (one open record at a time), but a
+  // second flush still writes nothing of it.
+  REQUIRE(log.flush());
+  CHECK(keys_in(f.read(), log.file_size()).size() == 3);
+  log.record().add_put_string("script-done", "y", -1);
+  log.end_record(0, 1);
+  REQUIRE(log.flush());
+  CHECK(keys_in(f.read(), log.file_size()) ==
+        std::vector<std::string>{"k0", "k1", "k2", "script-half", "script-done"});
+}
