@@ -9,6 +9,7 @@
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
+#include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -216,6 +217,12 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
     return;
   }
   if (engine.shard_count() == 1 || (spec.flags & kConnection) != 0) {
+    return;
+  }
+  if ((spec.flags & kNoScript) != 0 && script_needs_every_shard(spec, argv, engine)) {
+    // A script that touched (or may touch) keys it did not declare: it may reach any shard.
+    route.kind = RouteKind::kAtomic;
+    route.shards = engine.all_shards();
     return;
   }
   scratch.clear();

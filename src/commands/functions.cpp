@@ -44,7 +44,7 @@ void run_fcall(CommandContext& ctx, bool read_only) {
   }
   auto keys = ctx.argv.subspan(3, n);
   auto args = ctx.argv.subspan(3 + n);
-  store.vm(ctx.shard.id()).call_function(ctx, *lib, *fn, keys, args, read_only);
+  store.vm(ctx.shard.id()).call_function(ctx, *lib, *fn, keys, args, read_only, fn->key_mode.get());
 }
 
 void cmd_fcall(CommandContext& ctx) { run_fcall(ctx, false); }

@@ -4,6 +4,9 @@
 // (scripting/lua_vm.hpp). Its commands' effects, not the script, go to the log, in one record
 // per shard closed with the EVAL itself.
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_map>
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
@@ -13,6 +16,7 @@
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/numbers.hpp"
+#include "hotkv/util/sha1.hpp"
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {
@@ -46,7 +50,7 @@ void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   auto keys = ctx.argv.subspan(3, n);
   auto args = ctx.argv.subspan(3 + n);
-  store.vm(ctx.shard.id()).run(ctx, script, keys, args, read_only);
+  store.vm(ctx.shard.id()).run(ctx, script, keys, args, read_only, &script->key_mode);
 }
 
 void cmd_eval(CommandContext& ctx) { run_script(ctx, false, false); }
@@ -122,6 +126,83 @@ void numkeys_keys(std::span<const std::string_view> argv, std::vector<size_t>& o
   for (int64_t i = 0; i < *n; ++i) {
     out.push_back(3 + static_cast<size_t>(i));
   }
+}
+
+namespace {
+
+// The key mode of the script or function a command names, from a per-thread cache (the store
+// is shared under a lock; a known script costs one hash lookup here). nullptr: not known yet
+// (an EVAL of a new body, an EVALSHA that will answer NOSCRIPT).
+const KeyModeCell* key_mode_of(std::string_view name, std::string_view what, ScriptStore& store) {
+  struct Cache {
+    struct Hash {
+      using is_transparent = void;
+      size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    uint64_t generation = 0;
+    uint64_t functions_generation = 0;
+    std::unordered_map<std::string, std::shared_ptr<const Script>, Hash, std::equal_to<>> scripts;
+    std::unordered_map<std::string, std::shared_ptr<KeyModeCell>, Hash, std::equal_to<>> functions;
+  };
+  thread_local Cache cache;
+  if (cache.generation != store.generation()) {
+    cache.scripts.clear();
+    cache.generation = store.generation();
+  }
+  if (cache.functions_generation != store.functions_generation()) {
+    cache.functions.clear();
+    cache.functions_generation = store.functions_generation();
+  }
+  constexpr size_t kMaxCached = 4096;
+  if (name == "FCALL" || name == "FCALL_RO") {
+    auto it = cache.functions.find(what);
+    if (it != cache.functions.end()) {
+      return it->second.get();
+    }
+    const LibraryFunction* fn = nullptr;
+    if (!store.find_function(what, &fn)) {
+      return nullptr;
+    }
+    if (cache.functions.size() >= kMaxCached) {
+      cache.functions.clear();
+    }
+    return cache.functions.emplace(std::string(what), fn->key_mode).first->second.get();
+  }
+  // EVAL keys the cache by the body, EVALSHA by the id as sent.
+  auto it = cache.scripts.find(what);
+  if (it != cache.scripts.end()) {
+    return &it->second->key_mode;
+  }
+  std::shared_ptr<const Script> script =
+      name == "EVALSHA" || name == "EVALSHA_RO" ? store.find(what) : store.find(sha1_hex(what));
+  if (!script) {
+    return nullptr;
+  }
+  if (cache.scripts.size() >= kMaxCached) {
+    cache.scripts.clear();
+  }
+  return &cache.scripts.emplace(std::string(what), std::move(script)).first->second->key_mode;
+}
+
+}  // namespace
+
+bool script_needs_every_shard(const CommandSpec& spec, std::span<const std::string_view> argv,
+                              Engine& engine) {
+  if (engine.shard_count() == 1 || argv.size() < 3) {
+    return false;
+  }
+  const std::string& name = spec.name;
+  if (name != "EVAL" && name != "EVALSHA" && name != "EVAL_RO" && name != "EVALSHA_RO" &&
+      name != "FCALL" && name != "FCALL_RO") {
+    return false;
+  }
+  const KeyModeCell* mode = key_mode_of(name, argv[1], engine.scripts());
+  if (mode == nullptr) {
+    // Not known: EVAL of a new body runs with every shard (its first run); an EVALSHA or FCALL
+    // of nothing answers its error wherever it goes.
+    return name == "EVAL" || name == "EVAL_RO";
+  }
+  return mode->load(std::memory_order_acquire) != KeyMode::kDeclared;
 }
 
 bool parse_numkeys_or_reply(CommandContext& ctx, size_t& out) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
@@ -50,6 +51,10 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       continue;
     }
     views.assign(q.args.begin(), q.args.end());
+    if (script_needs_every_shard(*q.spec, views, engine_)) {
+      shards = engine_.all_shards();  // a script that may reach beyond its KEYS
+      break;
+    }
     key_scratch_.clear();
     Table::key_indexes(*q.spec, views, key_scratch_);
     for (size_t idx : key_scratch_) {

@@ -286,7 +286,7 @@ bool LuaVm::push_function(CommandContext& ctx, const std::shared_ptr<const Scrip
 
 void LuaVm::run(CommandContext& ctx, const std::shared_ptr<const Script>& script_ptr,
                 std::span<const std::string_view> keys, std::span<const std::string_view> args,
-                bool read_only) {
+                bool read_only, KeyModeCell* key_mode) {
   const Script& script = *script_ptr;
   lua_State* L = L_;
   lua_settop(L, 0);
@@ -302,12 +302,14 @@ void LuaVm::run(CommandContext& ctx, const std::shared_ptr<const Script>& script
   lua_pushstring(L, "ARGV");
   push_strings(L, args);
   lua_rawset(L, LUA_GLOBALSINDEX);
-  invoke(ctx, 0, keys, read_only || script.no_writes, script.sha, "@user_script", script.source);
+  invoke(ctx, 0, keys, read_only || script.no_writes, script.sha, "@user_script", script.source,
+         key_mode);
 }
 
 void LuaVm::call_function(CommandContext& ctx, const Library& lib, const LibraryFunction& fn,
                           std::span<const std::string_view> keys,
-                          std::span<const std::string_view> args, bool read_only) {
+                          std::span<const std::string_view> args, bool read_only,
+                          KeyModeCell* key_mode) {
   lua_State* L = L_;
   std::string error;
   if (!refresh_functions(error)) {
@@ -327,12 +329,12 @@ void LuaVm::call_function(CommandContext& ctx, const Library& lib, const Library
   // A function gets KEYS and ARGV as its two arguments, not as globals.
   push_strings(L, keys);
   push_strings(L, args);
-  invoke(ctx, 2, keys, read_only || fn.no_writes, fn.name, "@user_function", lib.source);
+  invoke(ctx, 2, keys, read_only || fn.no_writes, fn.name, "@user_function", lib.source, key_mode);
 }
 
 void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_view> keys,
                    bool read_only, const std::string& label, const char* chunk,
-                   const std::string& source) {
+                   const std::string& source, KeyModeCell* key_mode) {
   lua_State* L = L_;
   Call call;
   call.ctx = &ctx;
@@ -341,7 +343,12 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   call.label = &label;
   call.started_ms = mono_ms();
   call.started_unix_ms = unix_ms();
-  if (ctx.multi_shard) {
+  call.keys = keys;
+  // The script may touch every key of the shards it holds: its own, or those parked for it
+  // (every shard, when it was routed so because it reaches beyond its KEYS).
+  if (const std::vector<size_t>* held = Engine::held_shards(); ctx.multi_shard && held) {
+    call.allowed = *held;
+  } else if (ctx.multi_shard) {
     for (std::string_view k : keys) {
       call.allowed.push_back(ctx.engine.shard_of(k));
     }
@@ -360,6 +367,17 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   }
   running_vm = outer;
   current_ = nullptr;
+  if (key_mode != nullptr) {
+    // What this run showed: a script that reached beyond its KEYS runs with every shard from
+    // now on; one that stayed within them (on its first run, made with every shard) keeps to
+    // its KEYS' shards.
+    if (call.undeclared) {
+      key_mode->store(KeyMode::kUndeclared, std::memory_order_release);
+    } else {
+      KeyMode expected = KeyMode::kUnknown;
+      key_mode->compare_exchange_strong(expected, KeyMode::kDeclared, std::memory_order_acq_rel);
+    }
+  }
   if (store_.slot(shard_).kill.load()) {
     lua_sethook(L, &LuaVm::hook, LUA_MASKCOUNT, kHookEvery);
   }

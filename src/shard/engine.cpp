@@ -121,13 +121,27 @@ void Engine::unpark(const std::shared_ptr<ParkState>& st) {
 
 namespace {
 thread_local void* running_park = nullptr;
+thread_local const std::vector<size_t>* running_held = nullptr;
 }  // namespace
 
-Engine::ParkScope::ParkScope(ParkState* st) : outer(static_cast<ParkState*>(running_park)) {
+Engine::ParkScope::ParkScope(ParkState* st, const std::vector<size_t>* held)
+    : outer(static_cast<ParkState*>(running_park)), outer_held(running_held) {
   running_park = st;
+  running_held = held;
 }
 
-Engine::ParkScope::~ParkScope() { running_park = outer; }
+Engine::ParkScope::~ParkScope() {
+  running_park = outer;
+  running_held = outer_held;
+}
+
+const std::vector<size_t>* Engine::held_shards() { return running_held; }
+
+Engine::HeldShards::HeldShards(const std::vector<size_t>* held) : outer(running_held) {
+  running_held = held;
+}
+
+Engine::HeldShards::~HeldShards() { running_held = outer; }
 
 void Engine::wake_parked_for_busy() {
   auto* st = static_cast<ParkState*>(running_park);

@@ -674,9 +674,12 @@ class Swarm:
                 chunk = key.fileobj.recv(65536)
                 assert chunk, "connection %d closed by the server" % i
                 bufs[i] += chunk
-                while b"\r\n" in bufs[i] and len(out[i]) < replies_each:
-                    line, bufs[i] = bufs[i].split(b"\r\n", 1)
-                    out[i].append(parse_reply_line(line))
+                while len(out[i]) < replies_each:
+                    taken = take_reply(bufs[i])
+                    if taken is None:
+                        break
+                    reply, bufs[i] = taken
+                    out[i].append(reply)
                 if len(out[i]) == replies_each:
                     assert not bufs[i], "extra bytes on connection %d: %r" % (i, bufs[i])
                     if received_at is not None:
@@ -685,6 +688,24 @@ class Swarm:
                     pending -= 1
         sel.close()
         return out
+
+
+def take_reply(buf):
+    """The first complete reply in `buf` and what follows it, or None if it is incomplete:
+    single-line replies, and arrays of them (nested arrays too)."""
+    if b"\r\n" not in buf:
+        return None
+    line, rest = buf.split(b"\r\n", 1)
+    if line[:1] != b"*":
+        return parse_reply_line(line), rest
+    items = []
+    for _ in range(int(line[1:])):
+        taken = take_reply(rest)
+        if taken is None:
+            return None
+        item, rest = taken
+        items.append(item)
+    return items, rest
 
 
 def parse_reply_line(line):

@@ -14,8 +14,10 @@ under 2,000 concurrent connections, with the same replies as redis-server.
   script's shard and are served elsewhere, SCRIPT KILL from any of them, UNKILLABLE once the
   script wrote, SHUTDOWN NOSAVE then keeps the log whole (nothing of the script).
 
-Keys of one script share a {hash tag}, so at --threads 4 each script runs on one shard.
-Every loop is bounded by a count and a deadline.
+Keys of these scripts share a {hash tag}, so at --threads 4 each runs on one shard; the
+warehouse script as its design writes it (hold:<id> and reservation_expiry outside KEYS, no
+tags) and a zero-KEYS script racing 500 copies of itself check scripts that reach beyond their
+KEYS. Every loop is bounded by a count and a deadline.
 
 Run: /usr/bin/python3 test_scripts.py --server build/hotkv --threads 4   (or --kind redis)
 """
@@ -82,6 +84,33 @@ if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then
   return redis.call('INCR', KEYS[1])
 end
 return -1
+"""
+
+
+# The warehouse reserve as its design writes it: the hold record and the expiry set are not in
+# KEYS, and no key has a hash tag (Redis outside cluster mode allows it).
+WAREHOUSE_RESERVE_AS_WRITTEN = """
+local available = tonumber(redis.call('HGET', KEYS[1], 'available') or '0')
+local qty = tonumber(ARGV[1])
+if available < qty then
+  return {0, available}
+end
+redis.call('HINCRBY', KEYS[1], 'available', -qty)
+redis.call('HINCRBY', KEYS[1], 'reserved', qty)
+local hold_key = 'hold:' .. ARGV[3]
+redis.call('HSET', hold_key, 'warehouse_key', KEYS[1], 'qty', qty, 'status', 'held')
+redis.call('EXPIRE', hold_key, ARGV[2])
+local expiry_score = tonumber(redis.call('TIME')[1]) + tonumber(ARGV[2])
+redis.call('ZADD', 'reservation_expiry', expiry_score, ARGV[3])
+return {1, available - qty}
+"""
+
+# Zero KEYS: every name comes from ARGV.
+NUMBERED_ITEM = """
+local n = redis.call('INCR', 'seq:' .. ARGV[1])
+redis.call('SET', 'item:' .. ARGV[1] .. ':' .. n, ARGV[2])
+redis.call('SADD', 'owners:' .. ARGV[1], ARGV[2])
+return n
 """
 
 
@@ -206,6 +235,63 @@ def buyers_set_release_never_returns_stock_twice(t, srv):
     with srv.raw() as c:
         assert c.call("GET", "{drop}:stock") == "200"
         assert c.call("SCARD", "{drop}:buyers") == 0
+
+
+@case
+def undeclared_keys_warehouse_script_as_written(t, srv):
+    """The warehouse reserve with hold:<id> and reservation_expiry outside KEYS and no hash
+    tags, 2,000 connections for 300 units: exactly 300 holds, one expiry entry each, the rest
+    refused with {0, 0}; a sweep-style release through a zero-KEYS script gives every unit
+    back once."""
+    raise_nofile(CONNECTIONS + 256)
+    inv = "inv:wh-3:sku-9"
+    with srv.raw() as c:
+        c.call("HSET", inv, "available", "300", "reserved", "0")
+        sha = load(c, WAREHOUSE_RESERVE_AS_WRITTEN)
+    with Swarm(srv.port, CONNECTIONS, deadline_s=120) as swarm:
+        out = swarm.round(lambda i: evalsha(sha, [inv], ["1", "600", "res-%d" % i]), 1)
+    replies = [r[0] for r in out.values()]
+    granted = sorted(r[1] for r in replies if r[0] == 1)
+    assert granted == list(range(300)), "%d holds for 300 units" % len(granted)
+    assert sum(1 for r in replies if r == [0, 0]) == CONNECTIONS - 300
+    with srv.raw() as c:
+        assert c.call("HMGET", inv, "available", "reserved") == ["0", "300"]
+        assert c.call("ZCARD", "reservation_expiry") == 300
+        ids = c.call("ZRANGE", "reservation_expiry", 0, -1)
+        assert all(c.call("HGET", "hold:" + rid, "qty") == "1" for rid in ids)
+        assert 590 <= c.call("TTL", "hold:" + ids[0]) <= 600
+        release = ("if redis.call('ZREM', 'reservation_expiry', ARGV[1]) == 0 then return 0 end "
+                   "local qty = tonumber(redis.call('HGET', 'hold:' .. ARGV[1], 'qty') or '0') "
+                   "local inv = redis.call('HGET', 'hold:' .. ARGV[1], 'warehouse_key') "
+                   "redis.call('HINCRBY', inv, 'available', qty) "
+                   "redis.call('HINCRBY', inv, 'reserved', -qty) "
+                   "redis.call('DEL', 'hold:' .. ARGV[1]) return qty")
+        # Each reservation released twice: the second finds nothing to give back.
+        returned = [c.call("EVAL", release, 0, rid) for rid in ids for _ in range(2)]
+        assert returned == [1, 0] * 300
+        assert c.call("HMGET", inv, "available", "reserved") == ["300", "0"]
+        assert c.call("EXISTS", *["hold:" + rid for rid in ids]) == 0
+
+
+@case
+def zero_keys_script_races_500_copies_of_itself(t, srv):
+    """A script declaring no KEYS builds every key name from ARGV; 500 connections run it at
+    once: each gets a distinct number, every item exists once, the set holds all of them."""
+    with Swarm(srv.port, 500, deadline_s=60) as swarm:
+        out = swarm.round(lambda i: encode_command("EVAL", NUMBERED_ITEM, 0, "drop", "u%d" % i), 1)
+    numbers = sorted(r[0] for r in out.values())
+    assert numbers == list(range(1, 501)), numbers[:5]
+    with srv.raw() as c:
+        assert c.call("GET", "seq:drop") == "500"
+        assert c.call("SCARD", "owners:drop") == 500
+        assert c.call("EXISTS", *["item:drop:%d" % n for n in range(1, 501)]) == 500
+        # KEYS, SCAN and DBSIZE inside a script see every shard.
+        assert c.call("EVAL", "return #redis.call('KEYS', 'item:drop:*')", 0) == 500
+        assert c.call("EVAL", "return redis.call('DBSIZE')", 0) == 502
+        body = ("local n, cursor = 0, '0' repeat local r = redis.call('SCAN', cursor, 'MATCH', "
+                "'item:drop:*', 'COUNT', 100) cursor = r[1] n = n + #r[2] until cursor == '0' "
+                "return n")
+        assert c.call("EVAL", body, 0) >= 500
 
 
 @case
@@ -340,14 +426,14 @@ def is_busy(reply):
     return isinstance(reply, RespError) and str(reply).startswith("BUSY")
 
 
-def start_runaway(port, body, keys=()):
+def start_runaway(port, body, keys=(), args=()):
     """Runs EVAL body on its own connection in a thread; returns (thread, result dict)."""
     result = {}
     conn = RawClient(port, timeout=60)
 
     def runner():
         try:
-            result["reply"] = conn.call("EVAL", body, len(keys), *keys)
+            result["reply"] = conn.call("EVAL", body, len(keys), *keys, *args)
         except (OSError, ConnectionClosed) as e:  # SHUTDOWN NOSAVE ended the server
             result["reply"] = e
         finally:
@@ -377,7 +463,11 @@ def runaway_script_and_pooled_connections_on_every_thread(t, srv):
         for k in keys:
             assert admin.call("SET", k, "v-" + k) == "OK"
     pool = [RawClient(srv.port, timeout=5) for _ in range(4 * max(1, t.threads))]
-    th, result = start_runaway(srv.port, "local i = 0 while true do i = i + 1 end")
+    # Run once to the end first: a script's first run holds every shard (it shows whether the
+    # script reaches beyond its KEYS); later runs hold only the connection's own shard.
+    loop = "local n = tonumber(ARGV[1]) local i = 0 while n == 0 or i < n do i = i + 1 end return i"
+    assert pool[0].call("EVAL", loop, 0, 10) == 10
+    th, result = start_runaway(srv.port, loop, (), ("0",))
     try:
         wait_busy(pool[0])
         served_counts = set()
@@ -421,10 +511,13 @@ def runaway_script_and_pooled_connections_on_every_thread(t, srv):
 
 def start_busy_script(port, body, keys, probe):
     """Starts a runaway script and waits until `probe` sees every key of it answer -BUSY.
-    A connection placed on a thread that is already busy gets -BUSY for the EVAL itself (its
-    thread cannot coordinate a script); such runs are retried on a new connection."""
+    `body` loops for ever with ARGV[1] = 0 and is first run to its end with 10, so that it is
+    known to keep to its KEYS (a first run holds every shard). A connection placed on a thread
+    that is already busy gets -BUSY for the EVAL itself (its thread cannot coordinate a
+    script); such runs are retried on a new connection."""
+    assert probe.call("EVAL", body, len(keys), *keys, 10) == 10
     for _ in range(16):
-        th, result = start_runaway(port, body, keys)
+        th, result = start_runaway(port, body, keys, ("0",))
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if not th.is_alive():
@@ -459,7 +552,7 @@ def runaway_scripts_on_several_shards(t, srv):
         assert admin.call("CONFIG", "SET", "busy-reply-threshold", "100") == "OK"
         for k in keys:
             assert admin.call("SET", k, "v-" + k) == "OK"
-    loop = "local i = 0 while true do i = i + 1 end"
+    loop = "local n = tonumber(ARGV[1]) local i = 0 while n == 0 or i < n do i = i + 1 end return i"
     runs = []
     try:
         with RawClient(srv.port, timeout=5) as c:

@@ -1,6 +1,8 @@
 // TestServer (see test_server.hpp).
 #include "support/test_server.hpp"
 
+#include <algorithm>
+
 #include <string_view>
 
 #include "hotkv/commands/dispatch.hpp"
@@ -55,10 +57,17 @@ std::string TestServer::run(const std::vector<std::string>& argv) {
     case RouteKind::kRemote:
       execute_command(*spec, views, *engine_, engine_->shard(route.shard), false, nullptr, w);
       break;
-    case RouteKind::kAtomic:
-      // Every shard lives on this thread, so they are trivially "parked".
+    case RouteKind::kAtomic: {
+      // Every shard lives on this thread, so they are trivially "parked"; the ones the
+      // route names (and this "thread's" shard 0) are held, as run_atomic would hold them.
+      std::vector<size_t> held = route.shards;
+      held.push_back(0);
+      std::sort(held.begin(), held.end());
+      held.erase(std::unique(held.begin(), held.end()), held.end());
+      Engine::HeldShards scope(&held);
       execute_command(*spec, views, *engine_, engine_->shard(0), true, &session_, w);
       break;
+    }
   }
   return out;
 }

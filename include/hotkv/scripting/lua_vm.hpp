@@ -6,14 +6,15 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
-#include <unordered_map>
-#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 struct lua_State;
@@ -22,6 +23,8 @@ struct lua_Debug;
 namespace hotkv {
 
 struct CommandContext;
+enum class KeyMode : uint8_t;
+using KeyModeCell = std::atomic<KeyMode>;
 struct Library;
 struct LibraryFunction;
 struct Script;
@@ -37,17 +40,18 @@ class LuaVm {
   // Runs `script` with KEYS = keys and ARGV = args for the command in `ctx` (EVAL, EVALSHA,
   // their _RO forms), writing the script's result or error into ctx.reply. `read_only`: only
   // commands without the write flag may be called.
+  // `key_mode` (the script's) learns from the run whether it stayed within its KEYS.
   void run(CommandContext& ctx, const std::shared_ptr<const Script>& script,
            std::span<const std::string_view> keys, std::span<const std::string_view> args,
-           bool read_only);
+           bool read_only, KeyModeCell* key_mode);
   // The script with this id if this interpreter has run it since the last SCRIPT FLUSH
   // (EVALSHA's fast path: no shared lock, no allocation).
   std::shared_ptr<const Script> cached_script(std::string_view sha);
 
   // FCALL/FCALL_RO: runs `fn` of `lib` with its KEYS and ARGV as arguments.
   void call_function(CommandContext& ctx, const Library& lib, const LibraryFunction& fn,
-                     std::span<const std::string_view> keys,
-                     std::span<const std::string_view> args, bool read_only);
+                     std::span<const std::string_view> keys, std::span<const std::string_view> args,
+                     bool read_only, KeyModeCell* key_mode);
   // Runs a library's code, collecting what it registers with redis.register_function into
   // lib.functions. With `keep` the functions become callable here. False with `error` set if
   // the code fails or registers nothing valid.
@@ -92,7 +96,7 @@ class LuaVm {
   // writes its result or error; `label` names it in errors (sha or function name).
   void invoke(CommandContext& ctx, int nargs, std::span<const std::string_view> keys,
               bool read_only, const std::string& label, const char* chunk,
-              const std::string& source);
+              const std::string& source, KeyModeCell* key_mode);
   // Makes this state's functions match the store's libraries.
   bool refresh_functions(std::string& error);
 
@@ -130,7 +134,9 @@ struct LuaVm::Call {
   bool read_only = false;
   int resp = 2;                      // redis.setresp
   bool wrote = false;                // a write command succeeded: SCRIPT KILL refuses
-  std::vector<size_t> allowed;       // shards whose keys may be touched (sorted)
+  std::vector<size_t> allowed;       // shards whose keys may be touched (sorted): those held
+  std::span<const std::string_view> keys;  // the declared KEYS
+  bool undeclared = false;                 // touched a key not in KEYS, or needed every shard
   std::vector<size_t> logged;        // shards whose log records hold this script's effects
   int64_t started_ms = 0;            // monotonic, for the threshold
   int64_t started_unix_ms = 0;       // wall clock, for FUNCTION STATS

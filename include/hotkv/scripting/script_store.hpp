@@ -18,12 +18,21 @@ namespace hotkv {
 
 class LuaVm;
 
+// What the runs of a script (or function) so far showed about its keys, which decides how it
+// is routed with several threads (docs/scripting.md, "Keys a script did not declare"):
+// unknown: not run yet, runs with every shard parked and is watched; declared: it touched only
+// its KEYS, runs on their shards; undeclared: it touched other keys (or needed every shard),
+// always runs with every shard parked. Only ever moves unknown -> declared -> undeclared.
+enum class KeyMode : uint8_t { kUnknown = 0, kDeclared = 1, kUndeclared = 2 };
+using KeyModeCell = std::atomic<KeyMode>;
+
 // A script body with what its shebang line (`#!lua flags=no-writes,...`) declared.
 struct Script {
   std::string sha;     // lowercase hex SHA-1 of the body as sent
   std::string source;  // what the interpreter compiles (the shebang line blanked, lines kept)
   bool has_shebang = false;
   bool no_writes = false;
+  mutable KeyModeCell key_mode{KeyMode::kUnknown};
 };
 
 // Parses a body into a Script; on a bad shebang returns nullptr and sets `error`.
@@ -33,6 +42,8 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
 struct LibraryFunction {
   std::string name;
   bool no_writes = false;
+  // Shared by the copies each shard's interpreter makes of the library.
+  std::shared_ptr<KeyModeCell> key_mode = std::make_shared<KeyModeCell>(KeyMode::kUnknown);
 };
 struct Library {
   std::string name;

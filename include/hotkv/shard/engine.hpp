@@ -191,7 +191,7 @@ class Engine {
       unlock(order);
       throw ShardsBusy();
     }
-    ParkScope scope(parked.get());
+    ParkScope scope(parked.get(), &order);
     stats_.atomic_operations.fetch_add(1, std::memory_order_relaxed);
     if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
       fn();
@@ -211,6 +211,16 @@ class Engine {
   // start serving their clients' handlers while they wait (Shard::serve_while_busy). Called
   // on the coordinator's thread; does nothing outside a run_atomic.
   static void wake_parked_for_busy();
+  // Inside run_atomic's fn: the shards it holds (sorted, the calling thread's own included),
+  // so a script may touch exactly those. nullptr outside a run_atomic.
+  static const std::vector<size_t>* held_shards();
+  // Marks `held` as the shards the calling thread holds, for a driver that holds them by
+  // other means than run_atomic (the single-threaded test server).
+  struct HeldShards {
+    explicit HeldShards(const std::vector<size_t>* held);
+    ~HeldShards();
+    const std::vector<size_t>* outer;
+  };
 
  private:
   struct ParkState {
@@ -223,9 +233,10 @@ class Engine {
   };
   // Marks the park of the run_atomic running on this thread, for wake_parked_for_busy.
   struct ParkScope {
-    explicit ParkScope(ParkState* st);
+    ParkScope(ParkState* st, const std::vector<size_t>* held);
     ~ParkScope();
     ParkState* outer;
+    const std::vector<size_t>* outer_held;
   };
   bool any_script_busy(size_t home, const std::vector<size_t>& order);
   static std::vector<size_t> lock_order(size_t home, std::vector<size_t> shards);

@@ -213,12 +213,47 @@ TEST_CASE("Scripts over several shards touch only their declared shards", "[scri
   CHECK(eval(s, "redis.call('SET', KEYS[1], 1); redis.call('SET', KEYS[2], 2); return 1",
              {a, b}) == integer(1));
   CHECK(s.run({"MGET", a, b}) == arr({bulk("1"), bulk("2")}));
-  // An undeclared key on a shard none of KEYS is on: a clear error, nothing touched.
-  const std::string sneaky = "return redis.call('GET', ARGV[1])";
-  std::string reply = eval(s, sneaky, {a}, {b});
-  CHECK(reply.rfind("-ERR Script attempted to access key '" + b + "'", 0) == 0);
   // The same key under a hash tag shared with KEYS[1] is fine.
   CHECK(eval(s, "return redis.call('SET', KEYS[1] .. ':x', 1)", {"{" + a + "}"}) == kOk);
+}
+
+TEST_CASE("Scripts that reach beyond their KEYS run with every shard", "[scripting]") {
+  TestServer s(4);
+  std::string a = "a", b;
+  for (int i = 0; i < 100 && b.empty(); ++i) {
+    std::string k = "k" + std::to_string(i);
+    if (s.engine().shard_of(k) != s.engine().shard_of(a)) {
+      b = k;
+    }
+  }
+  REQUIRE_FALSE(b.empty());
+  CHECK(s.run({"SET", b, "far"}) == kOk);
+  auto mode = [&](const std::string& body) {
+    auto script = s.engine().scripts().find(sha1_hex(body));
+    REQUIRE(script);
+    return script->key_mode.load();
+  };
+  // Its first run holds every shard, and shows that it reads a key it did not declare.
+  const std::string sneaky = "return redis.call('GET', ARGV[1])";
+  CHECK(eval(s, sneaky, {a}, {b}) == bulk("far"));
+  CHECK(mode(sneaky) == hotkv::KeyMode::kUndeclared);
+  CHECK(eval(s, sneaky, {a}, {b}) == bulk("far"));
+  // Zero KEYS, names from ARGV; KEYS and DBSIZE inside a script see every shard.
+  CHECK(eval(s, "redis.call('SET', 'x:' .. ARGV[1], 1) return redis.call('DBSIZE')", {}, {"1"}) ==
+        integer(2));
+  CHECK(eval(s, "return #redis.call('KEYS', '*')") == integer(2));
+  // A script that kept to its KEYS runs on their shard from its second call; should it reach
+  // beyond them later, that call fails with a clear error and the next holds every shard.
+  const std::string later =
+      "if ARGV[1] == 'far' then return redis.call('GET', ARGV[2]) end "
+      "return redis.call('GET', KEYS[1])";
+  CHECK(eval(s, later, {a}, {"near"}) == kNil);
+  CHECK(mode(later) == hotkv::KeyMode::kDeclared);
+  std::string reply = eval(s, later, {a}, {"far", b});
+  CHECK(reply.rfind("-ERR Script attempted to access key '" + b + "'", 0) == 0);
+  CHECK(reply.find("runs with every shard from its next call") != std::string::npos);
+  CHECK(mode(later) == hotkv::KeyMode::kUndeclared);
+  CHECK(eval(s, later, {a}, {"far", b}) == bulk("far"));
 }
 
 TEST_CASE("SCRIPT KILL stops a long script that has not written", "[scripting]") {
@@ -295,8 +330,11 @@ TEST_CASE("A busy script serves its thread's other handlers, which get -BUSY", "
     kill_script = store.request_kill(ok, false);
     CHECK(ok);
   });
-  const std::string loop = "local i = 0\nwhile true do i = i + 1 end";
-  std::string reply = s.run({"EVAL", loop, "1", here});
+  // Run to its end once first: a script's first run holds every shard.
+  const std::string loop =
+      "local n = tonumber(ARGV[1]) local i = 0\nwhile n == 0 or i < n do i = i + 1 end return i";
+  REQUIRE(s.run({"EVAL", loop, "1", here, "5"}) == integer(5));
+  std::string reply = s.run({"EVAL", loop, "1", here, "0"});
   helper.join();
   CHECK(ran);
   CHECK(inside_here == error(hotkv::ScriptStore::busy_error(false)));
