@@ -15,6 +15,7 @@ int luaopen_cjson(lua_State* L);
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/lua_cmsgpack.hpp"
 #include "hotkv/scripting/lua_sandbox.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
@@ -137,6 +138,7 @@ void LuaVm::open_sandbox() {
   lua_pushcfunction(L, luaopen_cjson);
   lua_call(L, 0, 1);
   lua_setglobal(L, "cjson");
+  open_cmsgpack(L);
   // Whatever can reach files, the process or the interpreter's internals goes.
   for (const char* name : {"dofile", "loadfile", "print", "module", "require", "gcinfo",
                            "newproxy", "collectgarbage"}) {

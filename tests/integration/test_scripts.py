@@ -295,6 +295,37 @@ def zero_keys_script_races_500_copies_of_itself(t, srv):
 
 
 @case
+def cmsgpack_packs_what_redis_packs(t, srv):
+    """cmsgpack.pack gives redis-server's bytes for integers of every width, floats, strings,
+    arrays, maps and booleans; unpack, unpack_one and unpack_limit read them back; the table
+    is read-only; malformed input is an error."""
+    to_hex = ("local e = cmsgpack.pack({1, -1, 0.1, 1.5, 2^40, -1099511627776, 's', "
+              "string.rep('y', 40), {a = 1}, true, false}) local h = '' for i = 1, #e do "
+              "h = h .. string.format('%02x', string.byte(e, i)) end return h")
+    with srv.raw() as c:
+        assert c.call("EVAL", to_hex, 0) == (
+            "9b01ffcb3fb999999999999aca3fc00000cf0000010000000000d3ffffff0000000000a173d928" +
+            "79" * 40 + "81a16101c3c2")
+        assert c.call("EVAL", "local t = cmsgpack.unpack(cmsgpack.pack({1, 2, {x = 'y'}})) "
+                              "return {t[1], t[3].x}", 0) == [1, "y"]
+        assert c.call("EVAL", "return {cmsgpack.unpack(cmsgpack.pack('a', 2, 'c'))}", 0) == \
+            ["a", 2, "c"]
+        assert c.call("EVAL", "return {cmsgpack.unpack_limit(cmsgpack.pack('a', 'b', 'c'), 2, 0)}",
+                      0) == [4, "a", "b"]
+        assert c.call("EVAL", "return {cmsgpack.unpack_one(cmsgpack.pack('a', 'b'), 2)}", 0) == \
+            [-1, "b"]
+        # A job as BullMQ stores it: packed by a script, read back by another.
+        assert c.call("EVAL", "redis.call('SET', KEYS[1], cmsgpack.pack({name = ARGV[1], "
+                              "attempts = 3})) return 1", 1, "{q}:job:1", "send-receipt") == 1
+        assert c.call("EVAL", "local j = cmsgpack.unpack(redis.call('GET', KEYS[1])) "
+                              "return {j.name, j.attempts}", 1, "{q}:job:1") == ["send-receipt", 3]
+        r = c.call("EVAL", "cmsgpack.pack = nil", 0)
+        assert "Attempt to modify a readonly table" in str(r), r
+        r = c.call("EVAL", "return cmsgpack.unpack(string.char(0xc1))", 0)
+        assert "Bad data format in input." in str(r), r
+
+
+@case
 def redis_py_script_objects_fall_back_to_eval(t, srv):
     """register_script: EVALSHA, and after SCRIPT FLUSH the NOSCRIPT answer makes it EVAL."""
     c = srv.client()
