@@ -382,6 +382,53 @@ int l_setresp(lua_State* L) {
   return 0;
 }
 
+// redis.replicate_commands(): effects are what is logged and replicated anyway (Redis 7
+// answers true and ignores it; the common Go GCRA limiter calls it first).
+int l_replicate_commands(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+// Where a script's effects go (redis.REPL_*). HotKV always logs every effect; the flags are
+// checked as Redis checks them and change nothing.
+constexpr int kReplAll = 3;
+int l_set_repl(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    return luaL_error(L, "redis.set_repl() requires one argument.");
+  }
+  lua_Integer flags = luaL_checkinteger(L, 1);
+  if (flags < 0 || flags > kReplAll) {
+    push_error_table(L,
+                     "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or "
+                     "REPL_NONE.");
+    return lua_error(L);
+  }
+  return 0;
+}
+
+// redis.breakpoint() / redis.debug(...): the Lua debugger (SCRIPT DEBUG) is not there, so, as
+// on Redis outside a debugging session, they do nothing.
+int l_breakpoint(lua_State* L) {
+  lua_pushboolean(L, 0);
+  return 1;
+}
+int l_debug(lua_State*) { return 0; }
+
+// redis.acl_check_cmd(command, ...): whether the caller may run it. There are no ACL users
+// yet, so every command the server knows is allowed.
+int l_acl_check_cmd(lua_State* L) {
+  LuaVm& vm = vm_of(L);
+  size_t len = 0;
+  const char* name = lua_gettop(L) >= 1 ? lua_tolstring(L, 1, &len) : nullptr;
+  if (name == nullptr || vm.current() == nullptr ||
+      vm.lookup_command(vm.current()->ctx->engine.table(), std::string_view(name, len)) ==
+          nullptr) {
+    return luaL_error(L, "Invalid command passed to redis.acl_check_cmd()");
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 bool valid_function_name(const char* s, size_t len) {
   if (len == 0) {
     return false;
@@ -488,6 +535,17 @@ void open_redis_api(lua_State* L, LuaVm& vm) {
   set_function(L, vm, "log", l_log);
   set_function(L, vm, "setresp", l_setresp);
   set_function(L, vm, "register_function", l_register_function);
+  set_function(L, vm, "replicate_commands", l_replicate_commands);
+  set_function(L, vm, "set_repl", l_set_repl);
+  set_function(L, vm, "breakpoint", l_breakpoint);
+  set_function(L, vm, "debug", l_debug);
+  set_function(L, vm, "acl_check_cmd", l_acl_check_cmd);
+  const std::pair<const char*, int> repl[] = {
+      {"REPL_NONE", 0}, {"REPL_AOF", 1}, {"REPL_SLAVE", 2}, {"REPL_REPLICA", 2}, {"REPL_ALL", 3}};
+  for (auto [name, v] : repl) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, name);
+  }
   const std::pair<const char*, int> levels[] = {
       {"LOG_DEBUG", 0}, {"LOG_VERBOSE", 1}, {"LOG_NOTICE", 2}, {"LOG_WARNING", 3}};
   for (auto [name, v] : levels) {

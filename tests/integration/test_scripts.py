@@ -326,6 +326,25 @@ def cmsgpack_packs_what_redis_packs(t, srv):
 
 
 @case
+def redis_api_helpers_real_scripts_call(t, srv):
+    """replicate_commands (the Go GCRA limiter's first line), set_repl and REPL_*, breakpoint
+    and debug outside a debugger, acl_check_cmd: as redis-server answers them."""
+    with srv.raw() as c:
+        assert c.call("EVAL", "return redis.replicate_commands()", 0) == 1
+        assert c.call("EVAL", "redis.set_repl(redis.REPL_ALL) redis.set_repl(redis.REPL_NONE) "
+                              "return {redis.REPL_AOF, redis.REPL_REPLICA, redis.REPL_SLAVE}",
+                      0) == [1, 2, 2]
+        r = c.call("EVAL", "redis.set_repl(9)", 0)
+        assert str(r).startswith("ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, "
+                                 "REPL_ALL or REPL_NONE."), r
+        assert c.call("EVAL", "return redis.breakpoint()", 0) is None
+        assert c.call("EVAL", "redis.debug('x', 1) return 1", 0) == 1
+        assert c.call("EVAL", "return redis.acl_check_cmd('set', 'k', 'v')", 0) == 1
+        r = c.call("EVAL", "return redis.acl_check_cmd('nosuchcommand')", 0)
+        assert str(r).startswith("ERR Invalid command passed to redis.acl_check_cmd()"), r
+
+
+@case
 def redis_py_script_objects_fall_back_to_eval(t, srv):
     """register_script: EVALSHA, and after SCRIPT FLUSH the NOSCRIPT answer makes it EVAL."""
     c = srv.client()
