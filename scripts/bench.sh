@@ -58,8 +58,10 @@
 #                        random-key SETs),
 #                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,publish, the reserve
 #                        cases above, or reserve-all for the eight of them; evalsha,
-#                        evalsha-p16, evalsha-c1000, evalsha-c1000-p16, multi-1shard,
-#                        multi-2shard, hincrby(-p16), sadd(-p16), zadd(-p16), or scripts-all
+#                        evalsha-p16, evalsha-c1000, evalsha-c1000-p16, undeclared(-p16,
+#                        -c1000, -c1000-p16: the warehouse script with keys outside KEYS),
+#                        multi-1shard, multi-2shard, hincrby(-p16), sadd(-p16), zadd(-p16),
+#                        or scripts-all
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
@@ -96,8 +98,9 @@ publish_message=0123456789abcdef
 reserve_cases=(reserve reserve-p16 reserve-c1000 reserve-c1000-p16 reserve-soldout
   reserve-soldout-p16 reserve-soldout-c1000 reserve-soldout-c1000-p16)
 reserve_in_stock=1000000000000 # units of an in-stock item: never runs out during a run
-scripts_cases=(evalsha evalsha-p16 evalsha-c1000 evalsha-c1000-p16 multi-1shard multi-2shard
-  hincrby hincrby-p16 sadd sadd-p16 zadd zadd-p16)
+scripts_cases=(evalsha evalsha-p16 evalsha-c1000 evalsha-c1000-p16 undeclared undeclared-p16
+  undeclared-c1000 undeclared-c1000-p16 multi-1shard multi-2shard hincrby hincrby-p16 sadd
+  sadd-p16 zadd zadd-p16)
 reserve_db=9                   # redis: the reserve cases' stock and hold keys live here
 # The check-and-decrement script of the redis side (the same as hotkv-sale --style lua):
 # KEYS[1] stock, KEYS[2] hold; ARGV[1] hold TTL in seconds. Units left, -1 sold out, -2 held.
@@ -110,6 +113,20 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
 end
 redis.call('SET', KEYS[2], ARGV[2] or '1', 'EX', ARGV[1])
 return redis.call('DECR', KEYS[1])"
+
+# The warehouse reserve as its design writes it: hold:<id> and reservation_expiry are not in
+# KEYS and have no hash tag, so with several threads HotKV runs it with every shard parked.
+warehouse_lua="local available = tonumber(redis.call('HGET', KEYS[1], 'available') or '0')
+local qty = tonumber(ARGV[1])
+if available < qty then return {0, available} end
+redis.call('HINCRBY', KEYS[1], 'available', -qty)
+redis.call('HINCRBY', KEYS[1], 'reserved', qty)
+local hold_key = 'hold:' .. ARGV[3]
+redis.call('HSET', hold_key, 'warehouse_key', KEYS[1], 'qty', qty, 'status', 'held')
+redis.call('EXPIRE', hold_key, ARGV[2])
+local expiry_score = tonumber(redis.call('TIME')[1]) + tonumber(ARGV[2])
+redis.call('ZADD', 'reservation_expiry', expiry_score, ARGV[3])
+return {1, available - qty}"
 
 while (($#)); do
   case $1 in
@@ -288,6 +305,10 @@ case_args() {
     evalsha-p16) n=$pipeline_requests; kind=evalsha; args=(-c 50 -P 16) ;;
     evalsha-c1000) n=$requests; kind=evalsha; args=(-c 1000 -P 1) ;;
     evalsha-c1000-p16) n=$pipeline_requests; kind=evalsha; args=(-c 1000 -P 16) ;;
+    undeclared) n=$requests; kind=undeclared; args=(-c 50 -P 1) ;;
+    undeclared-p16) n=$pipeline_requests; kind=undeclared; args=(-c 50 -P 16) ;;
+    undeclared-c1000) n=$requests; kind=undeclared; args=(-c 1000 -P 1) ;;
+    undeclared-c1000-p16) n=$pipeline_requests; kind=undeclared; args=(-c 1000 -P 16) ;;
     multi-1shard) n=$requests; kind=multi; args=(-c 50 -P 1 INCR '{t}a' ';' INCR '{t}b') ;;
     # tx1 and tx2 hash to different shards whenever hotkv has two or more threads.
     multi-2shard) n=$requests; kind=multi; args=(-c 50 -P 1 INCR tx1 ';' INCR tx2) ;;
@@ -334,6 +355,10 @@ case_label() {
     evalsha-p16) echo "EVALSHA check-and-decr -c 50 -P 16" ;;
     evalsha-c1000) echo "EVALSHA check-and-decr -c 1000" ;;
     evalsha-c1000-p16) echo "EVALSHA check-and-decr -c 1000 -P 16" ;;
+    undeclared) echo "EVALSHA warehouse (undeclared keys) -c 50" ;;
+    undeclared-p16) echo "EVALSHA warehouse (undeclared keys) -c 50 -P 16" ;;
+    undeclared-c1000) echo "EVALSHA warehouse (undeclared keys) -c 1000" ;;
+    undeclared-c1000-p16) echo "EVALSHA warehouse (undeclared keys) -c 1000 -P 16" ;;
     multi-1shard) echo "MULTI INCR INCR EXEC, 1 shard" ;;
     multi-2shard) echo "MULTI INCR INCR EXEC, 2 shards" ;;
     hincrby) echo "HINCRBY -c 50" ;;
@@ -501,6 +526,20 @@ run_evalsha() {
   echo "$out"
 }
 
+# run_undeclared NAME CASE PORT PID KEY -> prints "rps cpu_ticks requests"
+# The warehouse reserve ($warehouse_lua) by EVALSHA on both servers: one inventory hash that
+# never runs out, a new hold per call, the expiry set growing.
+run_undeclared() {
+  local name=$1 c=$2 port=$3 pid=$4 key=$5 sha out
+  sha=$(timeout 60 redis-cli -p "$port" SCRIPT LOAD "$warehouse_lua")
+  out=$(timeout 60 redis-cli -p "$port" HSET "inv:$key" available 1000000000 reserved 0)
+  [[ $out == 2 ]] || fail_run "$name" "$c" "could not set the inventory" "$out"
+  out=$(run_command_load "$name" "$c" "$port" "$pid" "${args[1]}" "${args[3]}" 0 \
+    EVALSHA "$sha" 1 "inv:$key" 1 600 'res-__rand_int__')
+  timeout 300 redis-cli -p "$port" FLUSHALL >/dev/null
+  echo "$out"
+}
+
 # run_multi NAME CASE PORT PID KEY -> prints "rps cpu_ticks requests" (a request = MULTI, the
 # commands, EXEC)
 # redis-cli --pipe of random-key SETs, from a file written once per run (outside the CPU
@@ -553,6 +592,7 @@ run_one() {
     publish) run_publish "$name" "$c" "$port" "$pid" "$key" ;;
     reserve) run_reserve "$name" "$c" "$port" "$pid" "$key" ;;
     evalsha) run_evalsha "$name" "$c" "$port" "$pid" "$key" ;;
+    undeclared) run_undeclared "$name" "$c" "$port" "$pid" "$key" ;;
     multi) run_multi "$name" "$c" "$port" "$pid" "$key" ;;
     pipe) run_pipe "$name" "$c" "$port" "$pid" "$key" ;;
   esac
@@ -588,7 +628,7 @@ for c in "${case_list[@]}"; do
   case $kind in
     xreadgroup) need_tools+=(hotkv_stream_bench) ;;
     publish) need_tools+=(hotkv_pubsub_bench) ;;
-    reserve | evalsha | multi) need_tools+=(hotkv_command_bench) ;;
+    reserve | evalsha | undeclared | multi) need_tools+=(hotkv_command_bench) ;;
   esac
 done
 for tool in "${need_tools[@]}"; do
