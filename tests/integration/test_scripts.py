@@ -14,8 +14,10 @@ under 2,000 concurrent connections, with the same replies as redis-server.
   script's shard and are served elsewhere, SCRIPT KILL from any of them, UNKILLABLE once the
   script wrote, SHUTDOWN NOSAVE then keeps the log whole (nothing of the script).
 
-Keys of these scripts share a {hash tag}, so at --threads 4 each runs on one shard; the
-warehouse script as its design writes it (hold:<id> and reservation_expiry outside KEYS, no
+The seeds' key names are used as the seeds write them: the check-and-decrement's stock:sku:42
+and hold:sku:42:user:<n> (no tag: at --threads 4 a call usually spans two shards), the buyers
+set's {item:1001}:stock and {item:1001}:buyers (one shard); the warehouse script as its design
+writes it (hold:<id> and reservation_expiry outside KEYS, no
 tags) and a zero-KEYS script racing 500 copies of itself check scripts that reach beyond their
 KEYS. Every loop is bounded by a count and a deadline.
 
@@ -126,30 +128,32 @@ def evalsha(sha, keys, args):
 
 @case
 def check_and_decrement_sells_exactly_the_stock(t, srv):
-    """2,000 connections EVALSHA the check-and-decrement on one hot key holding 500."""
+    """2,000 connections EVALSHA the check-and-decrement on one hot key holding 500, with the
+    seed's key names (stock:sku:42, hold:sku:42:user:<n>: no hash tags, so with several
+    threads the two keys of a call usually live on two shards)."""
     raise_nofile(CONNECTIONS + 256)
     with srv.raw() as c:
-        c.call("SET", "{sku}:stock", "500")
+        c.call("SET", "stock:sku:42", "500")
         sha = load(c, CHECK_AND_DECREMENT)
     with Swarm(srv.port, CONNECTIONS, deadline_s=120) as swarm:
-        out = swarm.round(lambda i: evalsha(sha, ["{sku}:stock", "{sku}:hold:%d" % i],
+        out = swarm.round(lambda i: evalsha(sha, ["stock:sku:42", "hold:sku:42:user:%d" % i],
                                             ["600", "customer:%d" % i]), 1)
         replies = {i: r[0] for i, r in out.items()}
         winners = sorted(v for v in replies.values() if v >= 0)
         assert winners == list(range(500)), "winners saw %d distinct stock levels" % len(winners)
         assert sum(1 for v in replies.values() if v == -1) == CONNECTIONS - 500
         # The winners try again with the same hold: refused, nothing taken.
-        again = swarm.round(lambda i: evalsha(sha, ["{sku}:stock", "{sku}:hold:%d" % i],
+        again = swarm.round(lambda i: evalsha(sha, ["stock:sku:42", "hold:sku:42:user:%d" % i],
                                               ["600", "customer:%d" % i]), 1,
                             only=[i for i, v in replies.items() if v >= 0][:100])
         assert all(r == [-1] for r in again.values()), "sold out is checked first"
     with srv.raw() as c:
-        assert c.call("GET", "{sku}:stock") == "0"
-        holds = [k for k in c.call("KEYS", "{sku}:hold:*")]
+        assert c.call("GET", "stock:sku:42") == "0"
+        holds = [k for k in c.call("KEYS", "hold:sku:42:user:*")]
         assert len(holds) == 500
         assert 595 <= c.call("TTL", holds[0]) <= 600
-        c.call("SET", "{sku}:stock", "5")
-        assert c.call("EVALSHA", sha, 2, "{sku}:stock", holds[0], "600", "x") == -2
+        c.call("SET", "stock:sku:42", "5")
+        assert c.call("EVALSHA", sha, 2, "stock:sku:42", holds[0], "600", "x") == -2
 
 
 @case
@@ -217,10 +221,10 @@ def warehouse_counters_sweeper_releases_each_expired_hold_once(t, srv):
 def buyers_set_release_never_returns_stock_twice(t, srv):
     """One unit per buyer; two connections per buyer release at once: stock comes back once."""
     with srv.raw() as c:
-        c.call("SET", "{drop}:stock", "200")
+        c.call("SET", "{item:1001}:stock", "200")
         reserve = load(c, BUYER_RESERVE)
         release = load(c, BUYER_RELEASE)
-    keys = ["{drop}:stock", "{drop}:buyers"]
+    keys = ["{item:1001}:stock", "{item:1001}:buyers"]
     with Swarm(srv.port, CONNECTIONS, deadline_s=120) as swarm:
         # Connections i and i+1000 are the same buyer.
         out = swarm.round(lambda i: evalsha(reserve, keys, ["user:%d" % (i % 1000)]), 1)
@@ -233,8 +237,8 @@ def buyers_set_release_never_returns_stock_twice(t, srv):
         returned = sorted(r[0] for r in out.values() if r[0] >= 0)
         assert returned == list(range(1, 201)), "stock returned %d times" % len(returned)
     with srv.raw() as c:
-        assert c.call("GET", "{drop}:stock") == "200"
-        assert c.call("SCARD", "{drop}:buyers") == 0
+        assert c.call("GET", "{item:1001}:stock") == "200"
+        assert c.call("SCARD", "{item:1001}:buyers") == 0
 
 
 @case
