@@ -159,7 +159,11 @@ void function_list(CommandContext& ctx) {
       ctx.reply.bulk("name");
       ctx.reply.bulk(f.name);
       ctx.reply.bulk("description");
-      ctx.reply.null();
+      if (f.has_description) {
+        ctx.reply.bulk(f.description);
+      } else {
+        ctx.reply.null();
+      }
       ctx.reply.bulk("flags");
       ctx.reply.set(f.no_writes ? 1 : 0);
       if (f.no_writes) {

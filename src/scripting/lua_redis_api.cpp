@@ -444,6 +444,31 @@ bool valid_function_name(const char* s, size_t len) {
 
 // redis.register_function('name', fn) or redis.register_function{function_name = 'name',
 // callback = fn, flags = {'no-writes'}, description = '...'}; only while FUNCTION LOAD runs.
+// Reads the flags table at `index` into fn; false (with `error`) on a flag Redis does not know.
+bool read_flags(lua_State* L, int index, LibraryFunction& fn, const char*& error) {
+  for (int i = 1;; ++i) {
+    lua_rawgeti(L, index, i);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      return true;
+    }
+    const char* flag = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    if (flag != nullptr && std::strcmp(flag, "no-writes") == 0) {
+      fn.no_writes = true;
+    } else if (flag == nullptr ||
+               (std::strcmp(flag, "allow-oom") != 0 && std::strcmp(flag, "allow-stale") != 0 &&
+                std::strcmp(flag, "no-cluster") != 0 &&
+                std::strcmp(flag, "allow-cross-slot-keys") != 0)) {
+      error = "unknown flag given";
+      return false;
+    }
+  }
+}
+
+// redis.register_function('name', fn) or redis.register_function{function_name = 'name',
+// callback = fn, flags = {'no-writes'}, description = '...'}; only while FUNCTION LOAD runs.
+// The checks and their texts are Redis 7's.
 int l_register_function(lua_State* L) {
   LuaVm& vm = vm_of(L);
   Library* lib = vm.registering();
@@ -451,45 +476,83 @@ int l_register_function(lua_State* L) {
     return luaL_error(L, "redis.register_function can only be called on FUNCTION LOAD command");
   }
   LibraryFunction fn;
-  if (lua_gettop(L) == 1 && lua_istable(L, 1)) {
+  int argc = lua_gettop(L);
+  int name_at = 0;
+  int cb_at = 0;
+  if (argc == 1) {
+    if (!lua_istable(L, 1)) {
+      return luaL_error(L,
+                        "calling redis.register_function with a single argument is only "
+                        "applicable to Lua table (representing named arguments).");
+    }
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+      // key at -2, value at -1
+      const char* key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+      if (std::strcmp(key, "function_name") == 0) {
+        if (lua_type(L, -1) != LUA_TSTRING) {
+          return luaL_error(L,
+                            "function_name argument given to redis.register_function must "
+                            "be a string");
+        }
+      } else if (std::strcmp(key, "callback") == 0) {
+        if (!lua_isfunction(L, -1)) {
+          return luaL_error(L,
+                            "callback argument given to redis.register_function must be a "
+                            "function");
+        }
+      } else if (std::strcmp(key, "description") == 0) {
+        if (lua_type(L, -1) != LUA_TSTRING) {
+          return luaL_error(L,
+                            "description argument given to redis.register_function must be "
+                            "a string");
+        }
+        fn.description = lua_tostring(L, -1);
+        fn.has_description = true;
+      } else if (std::strcmp(key, "flags") == 0) {
+        const char* error = nullptr;
+        if (!lua_istable(L, -1)) {
+          return luaL_error(L,
+                            "flags argument to redis.register_function must be a table "
+                            "representing function flags");
+        }
+        if (!read_flags(L, lua_gettop(L), fn, error)) {
+          return luaL_error(L, "%s", error);
+        }
+      } else {
+        return luaL_error(L, "unknown argument given to redis.register_function");
+      }
+      lua_pop(L, 1);
+    }
+    lua_settop(L, 1);
     lua_getfield(L, 1, "function_name");
     lua_getfield(L, 1, "callback");
-    lua_getfield(L, 1, "flags");
-    if (lua_istable(L, -1)) {
-      for (int i = 1;; ++i) {
-        lua_rawgeti(L, -1, i);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          break;
-        }
-        const char* flag = lua_tostring(L, -1);
-        if (flag != nullptr && std::strcmp(flag, "no-writes") == 0) {
-          fn.no_writes = true;
-        } else if (flag == nullptr ||
-                   (std::strcmp(flag, "allow-oom") != 0 && std::strcmp(flag, "allow-stale") != 0 &&
-                    std::strcmp(flag, "no-cluster") != 0 &&
-                    std::strcmp(flag, "allow-cross-slot-keys") != 0)) {
-          return luaL_error(L, "unknown flag given");
-        }
-        lua_pop(L, 1);
-      }
+    name_at = 2;
+    cb_at = 3;
+    if (lua_isnil(L, name_at)) {
+      return luaL_error(L, "redis.register_function must get a function name argument");
     }
-    lua_pop(L, 1);  // flags; function_name and callback stay at 2 and 3
-  } else if (lua_gettop(L) == 2) {
-    // already (name, callback)
+    if (lua_isnil(L, cb_at)) {
+      return luaL_error(L, "redis.register_function must get a callback argument");
+    }
+  } else if (argc == 2) {
+    name_at = 1;
+    cb_at = 2;
+    if (lua_type(L, 1) != LUA_TSTRING) {
+      return luaL_error(L, "first argument to redis.register_function must be a string");
+    }
+    if (!lua_isfunction(L, 2)) {
+      return luaL_error(L, "second argument to redis.register_function must be a function");
+    }
   } else {
     return luaL_error(L, "wrong number of arguments to redis.register_function");
   }
-  int name_at = lua_gettop(L) - 1;
-  int cb_at = lua_gettop(L);
   size_t len = 0;
   const char* name = lua_tolstring(L, name_at, &len);
-  if (name == nullptr || !valid_function_name(name, len)) {
-    return luaL_error(L, "Function names can only contain letters, numbers, or underscores(_) "
-                         "and must be at least one character long");
-  }
-  if (!lua_isfunction(L, cb_at)) {
-    return luaL_error(L, "callback argument given to redis.register_function must be a function");
+  if (!valid_function_name(name, len)) {
+    return luaL_error(L,
+                      "Library names can only contain letters, numbers, or underscores(_) "
+                      "and must be at least one character long");
   }
   fn.name.assign(name, len);
   for (const LibraryFunction& f : lib->functions) {

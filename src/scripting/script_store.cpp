@@ -250,7 +250,17 @@ std::shared_ptr<Library> parse_library(std::string_view code, std::string& error
     std::string_view word = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
     if (word.substr(0, 5) == "name=") {
-      lib->name.assign(word.substr(5));
+      if (!lib->name.empty()) {
+        error = "ERR Invalid metadata value, name argument was given multiple times";
+        return nullptr;
+      }
+      std::string_view value = word.substr(5);
+      // name="foo" reads as foo, as Redis splits the line like a command line.
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+          value.back() == value.front()) {
+        value = value.substr(1, value.size() - 2);
+      }
+      lib->name.assign(value);
     } else {
       error = "ERR Invalid metadata value given: " + std::string(word);
       return nullptr;

@@ -41,6 +41,8 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
 // A Redis 7 function library (FUNCTION LOAD): its code and the functions it registered.
 struct LibraryFunction {
   std::string name;
+  std::string description;  // register_function{description = ...}; FUNCTION LIST shows it
+  bool has_description = false;
   bool no_writes = false;
   // Shared by the copies each shard's interpreter makes of the library.
   std::shared_ptr<KeyModeCell> key_mode = std::make_shared<KeyModeCell>(KeyMode::kUnknown);
