@@ -17,6 +17,7 @@ int luaopen_cjson(lua_State* L);
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_cmsgpack.hpp"
 #include "hotkv/scripting/lua_sandbox.hpp"
+#include "hotkv/scripting/lua_struct.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/log.hpp"
@@ -139,6 +140,7 @@ void LuaVm::open_sandbox() {
   lua_call(L, 0, 1);
   lua_setglobal(L, "cjson");
   open_cmsgpack(L);
+  open_struct(L);
   // Whatever can reach files, the process or the interpreter's internals goes.
   for (const char* name : {"dofile", "loadfile", "print", "module", "require", "gcinfo",
                            "newproxy", "collectgarbage"}) {
@@ -360,6 +362,8 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     call.allowed.push_back(ctx.shard.id());
   }
   current_ = &call;
+  // A SCRIPT KILL that raced with the end of the previous script must not stop this one.
+  store_.slot(shard_).kill.store(false, std::memory_order_relaxed);
   LuaVm* outer = running_vm;
   running_vm = this;
   int status;

@@ -10,6 +10,7 @@ under 2,000 concurrent connections, with the same replies as redis-server.
   twice even when two connections release for the same buyer at once;
 - python3-redis Script objects (EVALSHA, then EVAL after SCRIPT FLUSH), error texts, RESP3,
   large and nested replies;
+- cmsgpack and struct give redis-server's bytes; redis.replicate_commands/set_repl/...;
 - runaway scripts: pooled connections on every thread get -BUSY at once for what needs the
   script's shard and are served elsewhere, SCRIPT KILL from any of them, UNKILLABLE once the
   script wrote, SHUTDOWN NOSAVE then keeps the log whole (nothing of the script).
@@ -569,7 +570,8 @@ def start_busy_script(port, body, keys, probe):
     known to keep to its KEYS (a first run holds every shard). A connection placed on a thread
     that is already busy gets -BUSY for the EVAL itself (its thread cannot coordinate a
     script); such runs are retried on a new connection."""
-    assert probe.call("EVAL", body, len(keys), *keys, 10) == 10
+    r = probe.call("EVAL", body, len(keys), *keys, 10)
+    assert r == 10, r
     for _ in range(16):
         th, result = start_runaway(port, body, keys, ("0",))
         deadline = time.monotonic() + 10
@@ -662,6 +664,25 @@ def runaway_script_that_wrote_is_unkillable_until_shutdown_nosave(t, srv):
                 assert c.call("GET", "partial") is None, "half a script survived"
         finally:
             s2.stop()
+
+
+@case
+def struct_packs_what_redis_packs(t, srv):
+    """struct.pack/unpack/size as redis-server's: Redisson's 'dLc0' value layout, byte order,
+    alignment, signed and unsigned integers of several widths, strings; read-only."""
+    to_hex = "local h = '' for i = 1, #e do h = h .. string.format('%02x', string.byte(e, i)) end return h"
+    with srv.raw() as c:
+        assert c.call("EVAL", "local e = struct.pack('dLc0', 1.5, 5, 'hello') " + to_hex, 0) == \
+            "000000000000f83f050000000000000068656c6c6f"
+        assert c.call("EVAL", "local e = struct.pack('>i2Bbh!4i', 258, 255, -1, -2, 7) " + to_hex,
+                      0) == "0102fffffffe000000000007"
+        assert c.call("EVAL", "local v, s, next = struct.unpack('dLc0', struct.pack('dLc0', 2.5, "
+                              "3, 'abc')) return {tostring(v), s, next}", 0) == ["2.5", "abc", 20]
+        assert c.call("EVAL", "return {struct.unpack('>i2bs', struct.pack('>i2bs', -3, -4, 'zz'))}",
+                      0) == [-3, -4, "zz", 7]
+        assert c.call("EVAL", "return struct.size('!4bi>dL')", 0) == 24
+        r = c.call("EVAL", "struct.pack = nil", 0)
+        assert "Attempt to modify a readonly table" in str(r), r
 
 
 if __name__ == "__main__":

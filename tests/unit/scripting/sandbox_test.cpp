@@ -42,6 +42,7 @@ TEST_CASE("Scripts cannot change the Lua world of later scripts", "[scripting][s
       "bit.band = nil",
       "cjson.encode = nil",
       "cmsgpack.pack = nil",
+      "struct.pack = nil",
       "setmetatable(redis, {})",
       "setfenv(1, {})",
       "setfenv(0, {})",
@@ -59,6 +60,7 @@ TEST_CASE("Scripts cannot change the Lua world of later scripts", "[scripting][s
   CHECK(eval(s, "return math.floor(2.5) + bit.band(7, 3)") == integer(5));
   CHECK(eval(s, "return cjson.encode({1, 2})") == bulk("[1,2]"));
   CHECK(eval(s, "return cmsgpack.unpack(cmsgpack.pack({7}))[1]") == integer(7));
+  CHECK(eval(s, "return struct.unpack('<i4', struct.pack('<i4', -9))") == integer(-9));
   // The real tables stay out of reach.
   CHECK(eval(s, "return tostring(getmetatable(redis).__index)") == bulk("nil"));
   CHECK(eval(s, "return tostring(getmetatable('').__index)") == bulk("nil"));
