@@ -74,16 +74,21 @@ void to_readonly_view(lua_State* L) {
   lua_replace(L, real);
 }
 
+// Calls the function the guard wraps (its upvalue) with the guard's arguments.
+int call_original(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 // rawset(t, k, v) and setmetatable(t, mt), refusing protected tables; the originals are the
 // closures' upvalue.
 int guarded_rawset(lua_State* L) {
   if (is_protected(L, 1)) {
     return readonly_error(L);
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return call_original(L);
 }
 
 // setfenv on a stack level (the script's own chunk, cached for its next call, or the whole
@@ -93,10 +98,7 @@ int guarded_setfenv(lua_State* L) {
   if (lua_isnumber(L, 1) || is_protected(L, 1)) {
     return readonly_error(L);
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return call_original(L);
 }
 
 // loadstring/load of source only: a binary chunk (string.dump's output, or crafted bytecode)
@@ -109,10 +111,7 @@ int guarded_load(lua_State* L) {
     lua_pushstring(L, "binary chunks are not allowed");
     return 2;
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return call_original(L);
 }
 
 void wrap_global(lua_State* L, const char* name, lua_CFunction guard) {

@@ -75,6 +75,8 @@ size_t option_size(lua_State* L, char opt, std::string_view fmt, size_t& i) {
   }
 }
 
+bool is_integer_option(char opt) { return std::strchr("bBhHlLTjJiI", opt) != nullptr && opt; }
+
 // Padding before an item of `size` bytes at offset `at`.
 size_t padding(const Header& h, size_t at, size_t size) {
   size_t a = size < h.align ? size : h.align;
@@ -132,25 +134,17 @@ int l_pack(lua_State* L) {
     }
     size_t size = option_size(L, opt, fmt, i);
     out.append(padding(h, out.size(), size), '\0');
-    switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'j':
-      case 'J':
-      case 'i':
-      case 'I': {
+    if (is_integer_option(opt)) {
+      {
         lua_Number n = luaL_checknumber(L, arg++);
         bool negative = n < 0;
         uint64_t v =
             negative ? static_cast<uint64_t>(static_cast<int64_t>(n)) : static_cast<uint64_t>(n);
         put_int(out, v, size, h.little, negative);
-        break;
       }
+      continue;
+    }
+    switch (opt) {
       case 'x':
         out.push_back('\0');
         break;
@@ -225,18 +219,8 @@ int l_unpack(lua_State* L) {
       luaL_argcheck(L, pos + size <= len, 2, "data string too short");
     }
     luaL_checkstack(L, 2, "too many results");
-    switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'j':
-      case 'J':
-      case 'i':
-      case 'I': {
+    if (is_integer_option(opt)) {
+      {
         uint64_t v = 0;
         for (size_t k = 0; k < size && k < 8; ++k) {
           auto byte = static_cast<unsigned char>(data[pos + (h.little ? k : size - 1 - k)]);
@@ -253,8 +237,12 @@ int l_unpack(lua_State* L) {
         }
         lua_pushnumber(L, n);
         last = n;
-        break;
       }
+      pos += size;
+      ++pushed;
+      continue;
+    }
+    switch (opt) {
       case 'x':
         pos += 1;
         continue;

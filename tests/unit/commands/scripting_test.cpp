@@ -33,6 +33,18 @@ std::string eval(TestServer& s, const std::string& body, std::vector<std::string
   return s.run(argv);
 }
 
+// A key whose shard is not `a`'s.
+std::string key_on_another_shard(TestServer& s, const std::string& a) {
+  for (int i = 0; i < 100; ++i) {
+    std::string k = "k" + std::to_string(i);
+    if (s.engine().shard_of(k) != s.engine().shard_of(a)) {
+      return k;
+    }
+  }
+  FAIL("no key on another shard");
+  return "";
+}
+
 std::string script_error(const std::string& body, const std::string& text, int line) {
   return error(text + " script: " + sha1_hex(body) + ", on @user_script:" +
                std::to_string(line) + ".");
@@ -202,14 +214,8 @@ TEST_CASE("The seed's check-and-decrement script sells each unit once", "[script
 TEST_CASE("Scripts over several shards touch only their declared shards", "[scripting]") {
   TestServer s(4);
   // Two keys on different shards, declared: the script sees both.
-  std::string a = "a", b;
-  for (int i = 0; i < 100 && b.empty(); ++i) {
-    std::string k = "k" + std::to_string(i);
-    if (s.engine().shard_of(k) != s.engine().shard_of(a)) {
-      b = k;
-    }
-  }
-  REQUIRE_FALSE(b.empty());
+  std::string a = "a";
+  std::string b = key_on_another_shard(s, a);
   CHECK(eval(s, "redis.call('SET', KEYS[1], 1); redis.call('SET', KEYS[2], 2); return 1",
              {a, b}) == integer(1));
   CHECK(s.run({"MGET", a, b}) == arr({bulk("1"), bulk("2")}));
@@ -219,14 +225,8 @@ TEST_CASE("Scripts over several shards touch only their declared shards", "[scri
 
 TEST_CASE("Scripts that reach beyond their KEYS run with every shard", "[scripting]") {
   TestServer s(4);
-  std::string a = "a", b;
-  for (int i = 0; i < 100 && b.empty(); ++i) {
-    std::string k = "k" + std::to_string(i);
-    if (s.engine().shard_of(k) != s.engine().shard_of(a)) {
-      b = k;
-    }
-  }
-  REQUIRE_FALSE(b.empty());
+  std::string a = "a";
+  std::string b = key_on_another_shard(s, a);
   CHECK(s.run({"SET", b, "far"}) == kOk);
   auto mode = [&](const std::string& body) {
     auto script = s.engine().scripts().find(sha1_hex(body));
