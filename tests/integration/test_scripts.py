@@ -331,6 +331,25 @@ def cmsgpack_packs_what_redis_packs(t, srv):
 
 
 @case
+def struct_packs_what_redis_packs(t, srv):
+    """struct.pack/unpack/size as redis-server's: Redisson's 'dLc0' value layout, byte order,
+    alignment, signed and unsigned integers of several widths, strings; read-only."""
+    to_hex = "local h = '' for i = 1, #e do h = h .. string.format('%02x', string.byte(e, i)) end return h"
+    with srv.raw() as c:
+        assert c.call("EVAL", "local e = struct.pack('dLc0', 1.5, 5, 'hello') " + to_hex, 0) == \
+            "000000000000f83f050000000000000068656c6c6f"
+        assert c.call("EVAL", "local e = struct.pack('>i2Bbh!4i', 258, 255, -1, -2, 7) " + to_hex,
+                      0) == "0102fffffffe000000000007"
+        assert c.call("EVAL", "local v, s, next = struct.unpack('dLc0', struct.pack('dLc0', 2.5, "
+                              "3, 'abc')) return {tostring(v), s, next}", 0) == ["2.5", "abc", 20]
+        assert c.call("EVAL", "return {struct.unpack('>i2bs', struct.pack('>i2bs', -3, -4, 'zz'))}",
+                      0) == [-3, -4, "zz", 7]
+        assert c.call("EVAL", "return struct.size('!4bi>dL')", 0) == 24
+        r = c.call("EVAL", "struct.pack = nil", 0)
+        assert "Attempt to modify a readonly table" in str(r), r
+
+
+@case
 def redis_api_helpers_real_scripts_call(t, srv):
     """replicate_commands (the Go GCRA limiter's first line), set_repl and REPL_*, breakpoint
     and debug outside a debugger, acl_check_cmd: as redis-server answers them."""
@@ -566,12 +585,11 @@ def runaway_script_and_pooled_connections_on_every_thread(t, srv):
 
 def start_busy_script(port, body, keys, probe):
     """Starts a runaway script and waits until `probe` sees every key of it answer -BUSY.
-    `body` loops for ever with ARGV[1] = 0 and is first run to its end with 10, so that it is
-    known to keep to its KEYS (a first run holds every shard). A connection placed on a thread
-    that is already busy gets -BUSY for the EVAL itself (its thread cannot coordinate a
-    script); such runs are retried on a new connection."""
-    r = probe.call("EVAL", body, len(keys), *keys, 10)
-    assert r == 10, r
+    `body` loops for ever with ARGV[1] = 0 (run it to its end with 10 first, while nothing is
+    busy, so that it is known to keep to its KEYS: a first run holds every shard). A connection
+    placed on a thread that is already busy gets -BUSY for the EVAL itself (its thread cannot
+    coordinate a script, and the shard of a thread that coordinates one is held too); such
+    runs are retried on a new connection."""
     for _ in range(16):
         th, result = start_runaway(port, body, keys, ("0",))
         deadline = time.monotonic() + 10
@@ -612,8 +630,10 @@ def runaway_scripts_on_several_shards(t, srv):
     runs = []
     try:
         with RawClient(srv.port, timeout=5) as c:
-            runs.append(start_busy_script(srv.port, loop, [keys[1], keys[2]], c))
+            for script_keys in ([keys[1], keys[2]], [keys[0]]):
+                assert c.call("EVAL", loop, len(script_keys), *script_keys, 10) == 10
             runs.append(start_busy_script(srv.port, loop, [keys[0]], c))
+            runs.append(start_busy_script(srv.port, loop, [keys[1], keys[2]], c))
             # The fourth shard is served unless it is the coordinating thread's own.
             r = c.call("GET", keys[3])
             assert r == "v-" + keys[3] or is_busy(r), r
@@ -664,25 +684,6 @@ def runaway_script_that_wrote_is_unkillable_until_shutdown_nosave(t, srv):
                 assert c.call("GET", "partial") is None, "half a script survived"
         finally:
             s2.stop()
-
-
-@case
-def struct_packs_what_redis_packs(t, srv):
-    """struct.pack/unpack/size as redis-server's: Redisson's 'dLc0' value layout, byte order,
-    alignment, signed and unsigned integers of several widths, strings; read-only."""
-    to_hex = "local h = '' for i = 1, #e do h = h .. string.format('%02x', string.byte(e, i)) end return h"
-    with srv.raw() as c:
-        assert c.call("EVAL", "local e = struct.pack('dLc0', 1.5, 5, 'hello') " + to_hex, 0) == \
-            "000000000000f83f050000000000000068656c6c6f"
-        assert c.call("EVAL", "local e = struct.pack('>i2Bbh!4i', 258, 255, -1, -2, 7) " + to_hex,
-                      0) == "0102fffffffe000000000007"
-        assert c.call("EVAL", "local v, s, next = struct.unpack('dLc0', struct.pack('dLc0', 2.5, "
-                              "3, 'abc')) return {tostring(v), s, next}", 0) == ["2.5", "abc", 20]
-        assert c.call("EVAL", "return {struct.unpack('>i2bs', struct.pack('>i2bs', -3, -4, 'zz'))}",
-                      0) == [-3, -4, "zz", 7]
-        assert c.call("EVAL", "return struct.size('!4bi>dL')", 0) == 24
-        r = c.call("EVAL", "struct.pack = nil", 0)
-        assert "Attempt to modify a readonly table" in str(r), r
 
 
 if __name__ == "__main__":
