@@ -10,6 +10,7 @@
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/script_helpers.hpp"
+#include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -124,10 +125,11 @@ namespace {
 // but the connection, gets through (Redis's allow-busy commands).
 bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::string_view> argv) {
   if (spec.name == "SCRIPT") {
-    return argv.size() == 2 && ascii_lower(argv[1]) == "kill";
+    return argv.size() == 2 && strcasecmp_view(argv[1], "KILL");
   }
   if (spec.name == "FUNCTION") {
-    return argv.size() == 2 && (ascii_lower(argv[1]) == "kill" || ascii_lower(argv[1]) == "stats");
+    return argv.size() == 2 &&
+           (strcasecmp_view(argv[1], "KILL") || strcasecmp_view(argv[1], "STATS"));
   }
   return spec.name == "SHUTDOWN" || spec.name == "AUTH" || spec.name == "HELLO" ||
          spec.name == "MULTI" || spec.name == "DISCARD" || spec.name == "QUIT" ||

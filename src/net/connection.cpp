@@ -12,12 +12,12 @@
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
+#include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/shard_courier.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
-#include "hotkv/util/strings.hpp"
 
 namespace hotkv {
 namespace {
@@ -522,14 +522,13 @@ asio::awaitable<bool> Connection::process_input() {
         check_command(engine_.table(), args_, session_, engine_, check_writer);
     if (spec == nullptr) {
       co_await flush_window();
-      if (session_.multi.active && ascii_lower(args_[0]) == "exec") {
+      if (session_.multi.active && strcasecmp_view(args_[0], "EXEC")) {
         // EXEC itself refused (a busy script): the transaction ends here, as on Redis, with
         // the reason in the EXECABORT.
         clear_transaction(session_);
         std::string reason = rejected.substr(1, rejected.size() - 3);  // '-' ... "\r\n"
         rejected.clear();
-        ReplyWriter(rejected, session_.resp)
-            .error("EXECABORT Transaction discarded because of: " + reason);
+        ReplyWriter(rejected, session_.resp).error(exec_abort_because(reason));
       }
       if (!suppress) {
         out_ += rejected;

@@ -107,9 +107,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
         shards, [&run, home, result] { *result = run(home, true); },
         [engine, result, proto] {
           result->clear();
-          ReplyWriter(*result, proto)
-              .error("EXECABORT Transaction discarded because of: " +
-                     engine->scripts().busy_error());
+          ReplyWriter(*result, proto).error(exec_abort_because(engine->scripts().busy_error()));
         });
   }
   co_return out;

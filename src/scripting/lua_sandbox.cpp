@@ -55,11 +55,9 @@ void push_hidden_metatable(lua_State* L) {
   mark_protected(L, -1);
 }
 
-// Replaces the table at the top of the stack by a read-only view of it: reads go to the
-// table, writes raise.
-void to_readonly_view(lua_State* L) {
-  int real = lua_gettop(L);
-  mark_protected(L, real);
+// Pushes an empty, protected view of the table at `real`: reads go to the table, writes of
+// any name raise, getmetatable shows a hidden table.
+void push_readonly_view(lua_State* L, int real) {
   lua_newtable(L);  // the view
   lua_newtable(L);  // its metatable
   lua_pushvalue(L, real);
@@ -71,6 +69,13 @@ void to_readonly_view(lua_State* L) {
   mark_protected(L, -1);
   lua_setmetatable(L, -2);
   mark_protected(L, -1);
+}
+
+// Replaces the table at the top of the stack by a read-only view of it.
+void to_readonly_view(lua_State* L) {
+  int real = lua_gettop(L);
+  mark_protected(L, real);
+  push_readonly_view(L, real);
   lua_replace(L, real);
 }
 
@@ -177,17 +182,7 @@ void protect_globals(lua_State* L) {
     lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);
   }
-  lua_newtable(L);  // the view
-  lua_newtable(L);
-  lua_pushvalue(L, globals);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, readonly_error);
-  lua_setfield(L, -2, "__newindex");
-  push_hidden_metatable(L);
-  lua_setfield(L, -2, "__metatable");
-  mark_protected(L, -1);
-  lua_setmetatable(L, -2);
-  mark_protected(L, -1);
+  push_readonly_view(L, globals);
   lua_pushstring(L, "_G");
   lua_pushvalue(L, -2);
   lua_rawset(L, globals);

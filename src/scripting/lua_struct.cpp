@@ -111,6 +111,29 @@ bool header_option(lua_State* L, char opt, std::string_view fmt, size_t& i, Head
   }
 }
 
+// A float or double in the byte order asked for (the machine's is little-endian).
+template <class T>
+void put_float(std::string& out, T v, bool little) {
+  char buf[sizeof v];
+  std::memcpy(buf, &v, sizeof v);
+  if (!little) {
+    std::reverse(buf, buf + sizeof v);
+  }
+  out.append(buf, sizeof v);
+}
+
+template <class T>
+T read_float(const char* at, bool little) {
+  char buf[sizeof(T)];
+  std::memcpy(buf, at, sizeof buf);
+  if (!little) {
+    std::reverse(buf, buf + sizeof buf);
+  }
+  T v;
+  std::memcpy(&v, buf, sizeof v);
+  return v;
+}
+
 void put_int(std::string& out, uint64_t v, size_t size, bool little, bool negative) {
   char buf[kMaxIntSize];
   for (size_t k = 0; k < size; ++k) {
@@ -148,26 +171,12 @@ int l_pack(lua_State* L) {
       case 'x':
         out.push_back('\0');
         break;
-      case 'f': {
-        float f = static_cast<float>(luaL_checknumber(L, arg++));
-        char buf[sizeof f];
-        std::memcpy(buf, &f, sizeof f);
-        if (!h.little) {
-          std::reverse(buf, buf + sizeof f);
-        }
-        out.append(buf, sizeof f);
+      case 'f':
+        put_float(out, static_cast<float>(luaL_checknumber(L, arg++)), h.little);
         break;
-      }
-      case 'd': {
-        double d = luaL_checknumber(L, arg++);
-        char buf[sizeof d];
-        std::memcpy(buf, &d, sizeof d);
-        if (!h.little) {
-          std::reverse(buf, buf + sizeof d);
-        }
-        out.append(buf, sizeof d);
+      case 'd':
+        put_float(out, static_cast<double>(luaL_checknumber(L, arg++)), h.little);
         break;
-      }
       case 'c':
       case 's': {
         size_t len = 0;
@@ -246,30 +255,14 @@ int l_unpack(lua_State* L) {
       case 'x':
         pos += 1;
         continue;
-      case 'f': {
-        char buf[sizeof(float)];
-        std::memcpy(buf, data + pos, sizeof buf);
-        if (!h.little) {
-          std::reverse(buf, buf + sizeof buf);
-        }
-        float f;
-        std::memcpy(&f, buf, sizeof f);
-        lua_pushnumber(L, f);
-        last = f;
+      case 'f':
+        last = read_float<float>(data + pos, h.little);
+        lua_pushnumber(L, last);
         break;
-      }
-      case 'd': {
-        char buf[sizeof(double)];
-        std::memcpy(buf, data + pos, sizeof buf);
-        if (!h.little) {
-          std::reverse(buf, buf + sizeof buf);
-        }
-        double d;
-        std::memcpy(&d, buf, sizeof d);
-        lua_pushnumber(L, d);
-        last = d;
+      case 'd':
+        last = read_float<double>(data + pos, h.little);
+        lua_pushnumber(L, last);
         break;
-      }
       case 'c':
         lua_pushlstring(L, data + pos, size);
         break;

@@ -2,6 +2,9 @@
 // EXEC.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "hotkv/commands/client_session.hpp"
 #include "hotkv/commands/table.hpp"
 
@@ -9,6 +12,10 @@ namespace hotkv {
 
 inline constexpr const char* kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
+// EXEC itself refused (a busy script): Redis names the reason in the EXECABORT.
+inline std::string exec_abort_because(std::string_view reason) {
+  return "EXECABORT Transaction discarded because of: " + std::string(reason);
+}
 
 // Ends the transaction and forgets the watched keys (EXEC, DISCARD, RESET).
 void clear_transaction(ClientSession& session);
