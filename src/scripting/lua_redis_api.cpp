@@ -586,7 +586,28 @@ bool table_field(lua_State* L, int index, const char* name, int type) {
   return false;
 }
 
+// What both `redis` tables have: log, its levels and the version.
+void set_log_and_version(lua_State* L, LuaVm& vm) {
+  set_function(L, vm, "log", l_log);
+  const std::pair<const char*, int> levels[] = {
+      {"LOG_DEBUG", 0}, {"LOG_VERBOSE", 1}, {"LOG_NOTICE", 2}, {"LOG_WARNING", 3}};
+  for (auto [name, v] : levels) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, name);
+  }
+  lua_pushstring(L, "7.2.0");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  lua_pushinteger(L, 0x070200);
+  lua_setfield(L, -2, "REDIS_VERSION_NUM");
+}
+
 }  // namespace
+
+void push_load_redis_api(lua_State* L, LuaVm& vm) {
+  lua_newtable(L);
+  set_function(L, vm, "register_function", l_register_function);
+  set_log_and_version(L, vm);
+}
 
 void open_redis_api(lua_State* L, LuaVm& vm) {
   lua_newtable(L);
@@ -595,9 +616,7 @@ void open_redis_api(lua_State* L, LuaVm& vm) {
   set_function(L, vm, "error_reply", l_error_reply);
   set_function(L, vm, "status_reply", l_status_reply);
   set_function(L, vm, "sha1hex", l_sha1hex);
-  set_function(L, vm, "log", l_log);
   set_function(L, vm, "setresp", l_setresp);
-  set_function(L, vm, "register_function", l_register_function);
   set_function(L, vm, "replicate_commands", l_replicate_commands);
   set_function(L, vm, "set_repl", l_set_repl);
   set_function(L, vm, "breakpoint", l_breakpoint);
@@ -609,16 +628,7 @@ void open_redis_api(lua_State* L, LuaVm& vm) {
     lua_pushinteger(L, v);
     lua_setfield(L, -2, name);
   }
-  const std::pair<const char*, int> levels[] = {
-      {"LOG_DEBUG", 0}, {"LOG_VERBOSE", 1}, {"LOG_NOTICE", 2}, {"LOG_WARNING", 3}};
-  for (auto [name, v] : levels) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, name);
-  }
-  lua_pushstring(L, "7.2.0");
-  lua_setfield(L, -2, "REDIS_VERSION");
-  lua_pushinteger(L, 0x070200);
-  lua_setfield(L, -2, "REDIS_VERSION_NUM");
+  set_log_and_version(L, vm);
   lua_setglobal(L, "redis");
 }
 

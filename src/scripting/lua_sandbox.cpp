@@ -17,9 +17,33 @@ namespace {
 
 // Registry key of the set {protected table -> true} (weak keys).
 constexpr const char* kReadOnly = "hotkv_readonly_tables";
+// Registry keys of the metatable of the globals view (its __index decides what global names
+// read), of the scripts' globals and of FUNCTION LOAD's environment.
+constexpr const char* kGlobalsViewMeta = "hotkv_globals_view_meta";
+constexpr const char* kScriptGlobals = "hotkv_script_globals";
+constexpr const char* kLoadGlobals = "hotkv_load_globals";
 constexpr const char* kReadOnlyError = "Attempt to modify a readonly table";
 
 int readonly_error(lua_State* L) { return luaL_error(L, kReadOnlyError); }
+
+int nonexistent_global(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                    name ? name : "?");
+}
+
+// Gives the table at `index` a metatable that raises on every name it lacks, read or written.
+void refuse_unknown_names(lua_State* L, int index) {
+  index = index < 0 ? lua_gettop(L) + index + 1 : index;
+  lua_newtable(L);
+  lua_pushcfunction(L, nonexistent_global);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, readonly_error);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, index);
+}
 
 bool is_protected(lua_State* L, int index) {
   if (!lua_istable(L, index)) {
@@ -175,18 +199,44 @@ void protect_globals(lua_State* L) {
   // is what _G names; getmetatable(_G) answers a hidden table.
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   int globals = lua_gettop(L);
+  refuse_unknown_names(L, globals);
   mark_protected(L, globals);
-  if (lua_getmetatable(L, globals)) {
-    mark_protected(L, -1);
-    push_hidden_metatable(L);
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
-  }
+  lua_getmetatable(L, globals);
+  mark_protected(L, -1);
+  push_hidden_metatable(L);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+  lua_pushvalue(L, globals);
+  lua_setfield(L, LUA_REGISTRYINDEX, kScriptGlobals);
   push_readonly_view(L, globals);
+  lua_getmetatable(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, kGlobalsViewMeta);
   lua_pushstring(L, "_G");
   lua_pushvalue(L, -2);
   lua_rawset(L, globals);
   lua_replace(L, LUA_GLOBALSINDEX);
+  lua_pop(L, 1);
+}
+
+void install_load_environment(lua_State* L) {
+  // {redis = <the load redis table>}, both raising on names they lack, both read-only views:
+  // a library that keeps `redis` in an upvalue still cannot change it from a function later.
+  int api = lua_gettop(L);
+  refuse_unknown_names(L, api);
+  to_readonly_view(L);
+  lua_newtable(L);
+  lua_pushvalue(L, api);
+  lua_setfield(L, -2, "redis");
+  refuse_unknown_names(L, -1);
+  to_readonly_view(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kLoadGlobals);
+  lua_pop(L, 1);
+}
+
+void use_load_environment(lua_State* L, bool load) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsViewMeta);
+  lua_getfield(L, LUA_REGISTRYINDEX, load ? kLoadGlobals : kScriptGlobals);
+  lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 }
 

@@ -44,14 +44,6 @@ void open_lib(lua_State* L, lua_CFunction open, const char* name) {
   lua_call(L, 1, 0);
 }
 
-int global_read_error(lua_State* L) {
-  const char* name = lua_tostring(L, 2);
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    name ? name : "?");
-}
-
-int global_write_error(lua_State* L) { return luaL_error(L, "Attempt to modify a readonly table"); }
-
 std::string sanitize(std::string s) {
   // An error reply is one line.
   std::replace(s.begin(), s.end(), '\r', ' ');
@@ -150,17 +142,9 @@ void LuaVm::open_sandbox() {
   open_redis_api(L, *this);
   make_sandbox_readonly(L);
   // Globals become read-only: a script keeps its state in locals.
-  lua_pushvalue(L, LUA_GLOBALSINDEX);
-  lua_newtable(L);
-  lua_pushcfunction(L, global_read_error);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, global_write_error);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushboolean(L, 0);
-  lua_setfield(L, -2, "__metatable");
-  lua_setmetatable(L, -2);
-  lua_pop(L, 1);
   protect_globals(L);
+  push_load_redis_api(L, *this);
+  install_load_environment(L);
 }
 
 void LuaVm::hook(lua_State* L, lua_Debug*) {
@@ -451,7 +435,9 @@ bool LuaVm::register_library(Library& lib, bool keep, std::string& error) {
   load_started_ms_ = mono_ms();
   LuaVm* outer = running_vm;
   running_vm = this;
+  use_load_environment(L, true);
   int status = lua_pcall(L, 0, 0, 1);
+  use_load_environment(L, false);
   running_vm = outer;
   registering_ = nullptr;
   if (status != 0) {

@@ -144,8 +144,11 @@ struct LuaVm::Call {
 
 };
 
-// Installs the `redis` table into L (lua_redis_api.cpp).
+// Installs the `redis` table scripts and functions see into L (lua_redis_api.cpp).
 void open_redis_api(lua_State* L, LuaVm& vm);
+// Pushes the `redis` table a library's top level sees at FUNCTION LOAD: register_function,
+// log, LOG_* and the version (lua_sandbox.hpp, install_load_environment).
+void push_load_redis_api(lua_State* L, LuaVm& vm);
 // Writes the Lua value at `index` as a reply (Redis's Lua-to-RESP rules); false if it is
 // nested too deeply (the caller replies an error instead). Booleans follow the script's own
 // protocol (redis.setresp): true/false with 3, else 1/null, whatever the client speaks.

@@ -58,9 +58,46 @@ TEST_CASE("FUNCTION LOAD refuses bad libraries", "[functions]") {
             .rfind("-ERR", 0) == 0);
   CHECK(s.run({"FUNCTION", "LOAD", "#!lua name=loop\nwhile true do end"}).find("timeout") !=
         std::string::npos);
-  CHECK(s.run({"EVAL", "redis.register_function('x', function() end)", "0"}).find(
-            "can only be called on FUNCTION LOAD") != std::string::npos);
+  // Scripts have no register_function (as on Redis 7, where it exists only at load).
+  CHECK(s.run({"EVAL", "redis.register_function('x', function() end)", "0"})
+            .find("attempt to call field 'register_function'") != std::string::npos);
   CHECK(s.run({"FUNCTION", "LIST"}) == "*0\r\n");
+}
+
+TEST_CASE("A library's top level sees only what registering needs", "[functions]") {
+  TestServer s;
+  auto load = [&](const std::string& body) {
+    return s.run({"FUNCTION", "LOAD", "REPLACE", "#!lua name=lib\n" + body});
+  };
+  auto refused = [](const std::string& reply, const std::string& name) {
+    return reply.rfind("-ERR", 0) == 0 &&
+           reply.find("nonexistent global variable '" + name + "'") != std::string::npos;
+  };
+  // Commands, random numbers, metatables and the other libraries are out of reach at load.
+  CHECK(refused(load("return redis.call('PING')"), "call"));
+  CHECK(refused(load("return redis.setresp(3)"), "setresp"));
+  CHECK(refused(load("return math.random()"), "math"));
+  CHECK(refused(load("local mt = getmetatable(_G)"), "getmetatable"));
+  CHECK(refused(load("return redis.redis.call('PING')"), "redis"));
+  // log and the version are there; the registered functions see the full API once it loaded.
+  CHECK(load("redis.log(redis.LOG_NOTICE, redis.REDIS_VERSION)\n"
+             "local lib = redis\n"
+             "redis.register_function('f', function() return redis.call('PING') end)\n"
+             "redis.register_function('keep', function() lib.x = 1 end)\n"
+             "redis.register_function('again', function()\n"
+             "  lib.register_function('g', function() return 1 end) end)\n"
+             "redis.register_function('inner', function()\n"
+             "  redis.register_function('h', function() return 1 end) end)") == bulk("lib"));
+  CHECK(s.run({"FCALL", "f", "0"}) == "+PONG\r\n");
+  // The load `redis` kept in an upvalue stays read-only and cannot register from a call;
+  // the scripts' `redis` has no register_function at all.
+  CHECK(s.run({"FCALL", "keep", "0"}).find("Attempt to modify a readonly table") !=
+        std::string::npos);
+  CHECK(s.run({"FCALL", "again", "0"}).find("can only be called on FUNCTION LOAD command") !=
+        std::string::npos);
+  CHECK(s.run({"FCALL", "inner", "0"}).find("attempt to call field 'register_function'") !=
+        std::string::npos);
+  CHECK(s.run({"EVAL", "return redis.register_function", "0"}) == hotkv::test::kNil);
 }
 
 TEST_CASE("FUNCTION LIST, DELETE and FLUSH", "[functions]") {
