@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libasio-dev libfmt-dev libspdlog-dev libcli11-dev catch2 libbenchmark-dev libabsl-dev
   redis-server redis-tools python3-redis netcat-openbsd libhiredis-dev tcl procps util-linux
-  libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev
+  libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev
 )
 
 # `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report.

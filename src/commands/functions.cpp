@@ -1,7 +1,7 @@
-// Redis 7 functions: FUNCTION LOAD/DELETE/FLUSH/LIST/STATS/KILL/HELP, FCALL and FCALL_RO. A library
-// is Lua code whose first line is `#!lua name=<lib>` and which registers functions with
-// redis.register_function; the store keeps the code, each shard's interpreter runs it once to
-// get the functions, and with appendonly the libraries are kept in <dir>/functions.hotkv
+// Redis 7 functions: FUNCTION LOAD/DELETE/FLUSH/LIST/DUMP/RESTORE/STATS/KILL/HELP, FCALL and
+// FCALL_RO. A library is Lua code whose first line is `#!lua name=<lib>` and which registers
+// functions with redis.register_function; the store keeps the code, each shard's interpreter runs
+// it once to get the functions, and with appendonly the libraries are kept in <dir>/functions.hotkv
 // across restarts. FCALL routes like EVAL, by its declared keys.
 #include <algorithm>
 
@@ -12,6 +12,7 @@
 #include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/persist/rdb_format.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
@@ -119,6 +120,71 @@ void function_load(CommandContext& ctx) {
   ctx.reply.bulk(name);
 }
 
+// FUNCTION DUMP: every library as Redis 7.0 serializes them (one function opcode and the code
+// per library, then the RDB version and a CRC-64), so redis-server restores what HotKV dumps
+// and the reverse. Libraries go in name order: the same set dumps to the same bytes.
+void function_dump(CommandContext& ctx) {
+  auto libs = ctx.engine.scripts().libraries();
+  std::sort(libs.begin(), libs.end(),
+            [](const auto& a, const auto& b) { return a->name < b->name; });
+  std::string payload;
+  for (const auto& lib : libs) {
+    payload.push_back(static_cast<char>(kRdbOpcodeFunction));
+    rdb_append_string(payload, lib->code);
+  }
+  rdb_seal_payload(payload);
+  ctx.reply.bulk(payload);
+}
+
+// FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]: all the payload's libraries or none.
+void function_restore(CommandContext& ctx) {
+  using Policy = ScriptStore::RestorePolicy;
+  Policy policy = Policy::kAppend;
+  if (ctx.argc() == 4) {
+    if (strcasecmp_view(ctx.arg(3), "FLUSH")) {
+      policy = Policy::kFlush;
+    } else if (strcasecmp_view(ctx.arg(3), "REPLACE")) {
+      policy = Policy::kReplace;
+    } else if (!strcasecmp_view(ctx.arg(3), "APPEND")) {
+      ctx.error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+      return;
+    }
+  }
+  std::string_view body;
+  if (!rdb_open_payload(ctx.arg(2), body)) {
+    ctx.error("ERR payload version or checksum are wrong");
+    return;
+  }
+  RdbReader reader(body);
+  std::vector<std::shared_ptr<Library>> libs;
+  std::string error;
+  LuaVm& vm = ctx.engine.scripts().vm(ctx.shard.id());
+  while (!reader.at_end()) {
+    uint8_t opcode = 0;
+    std::string code;
+    if (!reader.read_byte(opcode) || opcode != kRdbOpcodeFunction) {
+      ctx.error("ERR given type is not a function");
+      return;
+    }
+    if (!reader.read_string(code)) {
+      ctx.error("ERR payload version or checksum are wrong");
+      return;
+    }
+    auto lib = parse_library(code, error);
+    if (!lib || !vm.register_library(*lib, false, error)) {
+      ctx.error(error);
+      return;
+    }
+    libs.push_back(std::move(lib));
+  }
+  if (!ctx.engine.scripts().restore_libraries(std::move(libs), policy, error)) {
+    ctx.error(error);
+    return;
+  }
+  save_or_warn(ctx);
+  ctx.reply.ok();
+}
+
 void function_list(CommandContext& ctx) {
   std::string_view pattern;
   bool with_code = false;
@@ -200,6 +266,10 @@ void cmd_function(CommandContext& ctx) {
     ctx.reply.ok();
   } else if (sub == "list") {
     function_list(ctx);
+  } else if (sub == "dump" && ctx.argc() == 2) {
+    function_dump(ctx);
+  } else if (sub == "restore" && (ctx.argc() == 3 || ctx.argc() == 4)) {
+    function_restore(ctx);
   } else if (sub == "stats" && ctx.argc() == 2) {
     function_stats(ctx);
   } else if (sub == "kill" && ctx.argc() == 2) {
@@ -211,21 +281,26 @@ void cmd_function(CommandContext& ctx) {
       ctx.error(text);
     }
   } else if (sub == "help" && ctx.argc() == 2) {
-    const char* lines[] = {"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                           "LOAD [REPLACE] <FUNCTION CODE>",
-                           "    Create a new library with the given library name and code.",
-                           "DELETE <LIBRARY NAME>",
-                           "    Delete the given library.",
-                           "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
-                           "    Return general information on all the libraries.",
-                           "FLUSH [ASYNC|SYNC]",
-                           "    Delete all the libraries.",
-                           "STATS",
-                           "    Return information about the current function running.",
-                           "KILL",
-                           "    Kill the current running function.",
-                           "HELP",
-                           "    Print this help."};
+    const char* lines[] = {
+        "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "LOAD [REPLACE] <FUNCTION CODE>",
+        "    Create a new library with the given library name and code.",
+        "DELETE <LIBRARY NAME>",
+        "    Delete the given library.",
+        "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+        "    Return general information on all the libraries.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Delete all the libraries.",
+        "DUMP",
+        "    Return a serialized payload representing the current libraries.",
+        "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+        "    Restore the libraries represented by the given payload (APPEND by default).",
+        "STATS",
+        "    Return information about the current function running.",
+        "KILL",
+        "    Kill the current running function.",
+        "HELP",
+        "    Print this help."};
     ctx.reply.array(std::size(lines));
     for (const char* l : lines) {
       ctx.reply.simple(l);
@@ -271,7 +346,7 @@ void register_functions(Table& t) {
   // clang-format off
   t.add({"FCALL",    -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_fcall, "scripting", "FCALL function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a function."});
   t.add({"FCALL_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_fcall_ro, "scripting", "FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a read-only function."});
-  t.add({"FUNCTION", -2, kScript, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|STATS|KILL|HELP [arg ...]", "Manages Redis 7 function libraries."});
+  t.add({"FUNCTION", -2, kScript, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|DUMP|RESTORE|STATS|KILL|HELP [arg ...]", "Manages Redis 7 function libraries."});
   // clang-format on
   t.add_engine_init(load_saved_libraries);
 }

@@ -312,6 +312,39 @@ bool ScriptStore::add_library(std::shared_ptr<Library> lib, bool replace, std::s
   return true;
 }
 
+bool ScriptStore::restore_libraries(std::vector<std::shared_ptr<Library>> libs,
+                                    RestorePolicy policy, std::string& error) {
+  std::unique_lock lock(mutex_);
+  // Built on copies and swapped in at the end, so a refusal leaves everything as it was.
+  auto libraries = policy == RestorePolicy::kFlush ? decltype(libraries_){} : libraries_;
+  auto owners = policy == RestorePolicy::kFlush ? decltype(function_owner_){} : function_owner_;
+  for (auto& lib : libs) {
+    auto existing = libraries.find(lib->name);
+    if (existing != libraries.end()) {
+      if (policy != RestorePolicy::kReplace) {
+        error = "ERR Library " + lib->name + " already exists";
+        return false;
+      }
+      for (const LibraryFunction& f : existing->second->functions) {
+        owners.erase(ascii_lower(f.name));
+      }
+    }
+    for (const LibraryFunction& f : lib->functions) {
+      auto owner = owners.find(ascii_lower(f.name));
+      if (owner != owners.end() && owner->second != lib->name) {
+        error = "ERR Function " + f.name + " already exists";
+        return false;
+      }
+      owners[ascii_lower(f.name)] = lib->name;
+    }
+    libraries[lib->name] = std::move(lib);
+  }
+  libraries_ = std::move(libraries);
+  function_owner_ = std::move(owners);
+  functions_generation_.fetch_add(1, std::memory_order_acq_rel);
+  return true;
+}
+
 bool ScriptStore::delete_library(std::string_view name) {
   std::unique_lock lock(mutex_);
   auto it = libraries_.find(name);

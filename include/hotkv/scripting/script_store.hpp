@@ -85,6 +85,12 @@ class ScriptStore {
   // Fails (with Redis's error text) if it exists and !replace, or if one of its functions
   // belongs to another library.
   bool add_library(std::shared_ptr<Library> lib, bool replace, std::string& error);
+  // FUNCTION RESTORE: adds `libs` (validated, as for add_library) all or nothing. kFlush
+  // replaces every library; kAppend fails on a library name that exists; kReplace replaces
+  // libraries of the same name. A function name owned by a library that stays fails all three.
+  enum class RestorePolicy { kFlush, kAppend, kReplace };
+  bool restore_libraries(std::vector<std::shared_ptr<Library>> libs, RestorePolicy policy,
+                         std::string& error);
   bool delete_library(std::string_view name);
   void flush_libraries();
   // The library holding function `name`, and that function; nullptr if none.

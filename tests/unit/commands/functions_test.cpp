@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "hotkv/scripting/script_store.hpp"
+#include "support/resp_value.hpp"
 #include "support/test_server.hpp"
 
 using hotkv::test::arr;
@@ -133,4 +134,56 @@ TEST_CASE("Libraries survive a restart through their file", "[functions]") {
   REQUIRE(codes.size() == 1);
   CHECK(codes[0] == kLib);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("FUNCTION DUMP and RESTORE with each policy, all or nothing", "[functions]") {
+  TestServer s;
+  const std::string lib_b =
+      "#!lua name=b\nredis.register_function('fb', function() return 'b' end)";
+  const std::string lib_c =
+      "#!lua name=c\nredis.register_function('fc', function() return 'c' end)";
+  CHECK(s.run({"FUNCTION", "LOAD", kLib}) == bulk("sale"));
+  CHECK(s.run({"FUNCTION", "LOAD", lib_b}) == bulk("b"));
+  auto dump = hotkv::test::parse_resp(s.run({"FUNCTION", "DUMP"})).str;
+  // The same libraries dump to the same bytes.
+  CHECK(hotkv::test::parse_resp(s.run({"FUNCTION", "DUMP"})).str == dump);
+
+  CHECK(s.run({"FUNCTION", "FLUSH"}) == kOk);
+  CHECK(s.run({"FUNCTION", "RESTORE", dump}) == kOk);  // APPEND by default
+  CHECK(s.run({"FCALL", "fb", "0"}) == bulk("b"));
+  CHECK(s.run({"FCALL_RO", "peek", "1", "{sku}:stock"}) == hotkv::test::kNil);
+  // APPEND: a library that exists refuses the whole payload.
+  CHECK(s.run({"FUNCTION", "RESTORE", dump, "APPEND"}) == error("ERR Library b already exists"));
+  // REPLACE: same-named libraries are replaced; a function another library owns refuses.
+  CHECK(s.run({"FUNCTION", "RESTORE", dump, "REPLACE"}) == kOk);
+  CHECK(s.run({"FUNCTION", "DELETE", "b"}) == kOk);
+  CHECK(s.run({"FUNCTION", "LOAD",
+               "#!lua name=other\nredis.register_function('fb', function() return 'x' end)"}) ==
+        bulk("other"));
+  CHECK(s.run({"FUNCTION", "RESTORE", dump, "REPLACE"}) == error("ERR Function fb already exists"));
+  CHECK(s.run({"FCALL", "fb", "0"}) == bulk("x"));
+  // FLUSH: exactly the payload's libraries afterwards.
+  CHECK(s.run({"FUNCTION", "LOAD", lib_c}) == bulk("c"));
+  CHECK(s.run({"FUNCTION", "RESTORE", dump, "flush"}) == kOk);
+  CHECK(s.run({"FCALL", "fb", "0"}) == bulk("b"));
+  CHECK(s.run({"FCALL", "fc", "0"}) == error("ERR Function not found"));
+  // Bad payloads, policies and argument counts leave everything as it was.
+  CHECK(s.run({"FUNCTION", "RESTORE", "bad_payload"}) ==
+        error("ERR payload version or checksum are wrong"));
+  std::string changed = dump;
+  changed[3] ^= 1;
+  CHECK(s.run({"FUNCTION", "RESTORE", changed}) ==
+        error("ERR payload version or checksum are wrong"));
+  CHECK(s.run({"FUNCTION", "RESTORE", dump, "MERGE"}) ==
+        error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."));
+  CHECK(s.run({"FUNCTION", "RESTORE", dump, "FLUSH", "x"}) ==
+        error("ERR unknown subcommand or wrong number of arguments for 'RESTORE'. Try FUNCTION "
+              "HELP."));
+  CHECK(s.run({"FCALL", "fb", "0"}) == bulk("b"));
+  // An empty set of libraries dumps to a payload that restores to nothing.
+  CHECK(s.run({"FUNCTION", "FLUSH"}) == kOk);
+  auto empty = hotkv::test::parse_resp(s.run({"FUNCTION", "DUMP"})).str;
+  CHECK(empty.size() == 10);
+  CHECK(s.run({"FUNCTION", "RESTORE", empty}) == kOk);
+  CHECK(s.run({"FUNCTION", "LIST"}) == "*0\r\n");
 }

@@ -1,0 +1,49 @@
+// The building blocks of Redis's RDB serialization that HotKV reads and writes: lengths,
+// strings (plain, integer-encoded and LZF-compressed, as redis-server writes them) and the
+// footer of a DUMP-style payload (RDB version, then CRC-64). Shared by FUNCTION DUMP/RESTORE
+// and, as they arrive, DUMP/RESTORE of keys and RDB snapshots.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hotkv {
+
+// The RDB version HotKV writes, and the newest it reads: Redis 7.0's.
+inline constexpr uint16_t kRdbVersion = 10;
+// Opcode that introduces one function library (its code as an RDB string) in FUNCTION DUMP
+// payloads and RDB files (Redis 7.0's RDB_OPCODE_FUNCTION2).
+inline constexpr uint8_t kRdbOpcodeFunction = 245;
+
+void rdb_append_length(std::string& out, uint64_t length);
+// Plain encoding: the length, then the bytes (every RDB reader accepts it).
+void rdb_append_string(std::string& out, std::string_view s);
+
+// Appends the payload footer: kRdbVersion (2 bytes, little endian), then the CRC-64 of
+// everything before it, the version included (8 bytes, little endian).
+void rdb_seal_payload(std::string& payload);
+// Checks a sealed payload: long enough, a version this server reads, the checksum right. On
+// success `body` is what precedes the footer.
+bool rdb_open_payload(std::string_view payload, std::string_view& body);
+
+// Reads RDB items from a byte string; every read answers false when the input is short or
+// malformed (and the reader is then of no further use).
+class RdbReader {
+ public:
+  explicit RdbReader(std::string_view data) : data_(data) {}
+  bool at_end() const { return pos_ >= data_.size(); }
+  bool read_byte(uint8_t& out);
+  bool read_length(uint64_t& out);
+  // A string in any of the encodings redis-server writes (plain, int8/16/32, LZF).
+  bool read_string(std::string& out);
+
+ private:
+  // A length, or (`encoded` set) the special-encoding number of a string.
+  bool read_length_or_encoding(uint64_t& out, bool& encoded);
+  bool take(size_t n, std::string_view& out);
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+}  // namespace hotkv
