@@ -20,6 +20,7 @@ extern "C" {
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
@@ -183,6 +184,21 @@ bool command_allowed_in_scripts(const CommandSpec& spec) {
   return (spec.flags & kConnection) == 0 || spec.name == "PING" || spec.name == "ECHO";
 }
 
+// XREAD/XREADGROUP with a BLOCK option: Redis 7 refuses these in a script with an error of
+// their own (other blocking commands answer there as timed out). Options come before STREAMS.
+bool stream_read_with_block(const CommandSpec& spec, std::span<const std::string_view> argv) {
+  size_t first = spec.name == "XREAD" ? 1 : spec.name == "XREADGROUP" ? 4 : argv.size();
+  for (size_t i = first; i + 1 < argv.size(); ++i) {
+    if (strcasecmp_view(argv[i], "STREAMS")) {
+      break;
+    }
+    if (strcasecmp_view(argv[i], "BLOCK")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Runs one command for redis.call/pcall and pushes its reply. Returns 1 if the reply was
 // an error (pushed as {err=...}), 0 otherwise. Keeps no C++ object alive across lua_error,
 // which the caller raises.
@@ -238,6 +254,11 @@ int run_command(lua_State* L, LuaVm& vm) {
   int arity = spec->arity;
   if ((arity > 0 && argc != arity) || (arity < 0 && argc < -arity)) {
     push_error_table(L, "ERR Wrong number of args calling Redis command from script");
+    return 1;
+  }
+  if (stream_read_with_block(*spec, argv)) {
+    push_error_table(L, "ERR " + std::string(argv[0].substr(0, 64)) +
+                            " command is not allowed with BLOCK option from scripts");
     return 1;
   }
   if ((spec->flags & kWrite) != 0 && call->read_only) {

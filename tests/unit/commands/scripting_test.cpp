@@ -117,6 +117,16 @@ TEST_CASE("redis.call runs commands and raises their errors; pcall returns them"
   const std::string nested = "return redis.call('EVAL', 'return 1', 0)";
   CHECK(eval(s, nested) ==
         script_error(nested, "ERR This Redis command is not allowed from script", 1));
+  // XREAD/XREADGROUP BLOCK are refused with their own error; without BLOCK they read.
+  CHECK(eval(s, "return redis.pcall('xread', 'BLOCK', 0, 'STREAMS', KEYS[1], '$')", {"st"}) ==
+        error("ERR xread command is not allowed with BLOCK option from scripts"));
+  CHECK(eval(s,
+             "return redis.pcall('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 0, 'STREAMS', "
+             "KEYS[1], '>')",
+             {"st"}) ==
+        error("ERR XREADGROUP command is not allowed with BLOCK option from scripts"));
+  CHECK(eval(s, "return redis.pcall('xread', 'STREAMS', KEYS[1], '$')", {"st"}) ==
+        hotkv::test::kNil);
   const std::string bad_arg = "return redis.call('SET', 'k', {})";
   CHECK(eval(s, bad_arg) ==
         script_error(bad_arg, "ERR Lua redis lib command arguments must be strings or integers", 1));
