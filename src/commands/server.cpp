@@ -587,6 +587,12 @@ void cmd_time(CommandContext& ctx) {
   ctx.reply.bulk_int(us % 1000000);
 }
 
+// CLUSTER ...: HotKV runs as a standalone Redis does, and answers as one (cluster-aware
+// clients probe CLUSTER INFO and fall back to standalone on this error).
+void cmd_cluster(CommandContext& ctx) {
+  ctx.error("ERR This instance has cluster support disabled");
+}
+
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: there is nothing to save yet, so the options are
 // accepted and the server stops; like Redis, the client gets no reply, only a closed connection.
 void cmd_shutdown(CommandContext& ctx) {
@@ -651,6 +657,7 @@ void register_server(Table& t) {
   t.add({"COMMAND",  -1, kLoading | kStale, no_keys(), cmd_command, "server", "COMMAND [COUNT|INFO|DOCS|LIST|GETKEYS|HELP] [arguments]", "Returns detailed information about commands."});
   t.add({"TIME",      1, kLoading | kStale | kFast, no_keys(), cmd_time, "server", "TIME", "Returns the server time."});
   t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});
+  t.add({"CLUSTER",  -2, kNoScript | kLoading | kStale, no_keys(), cmd_cluster, "cluster", "CLUSTER subcommand [arguments]", "Answers as a standalone Redis: cluster support is disabled."});
   t.add({"DEBUG",    -2, kAdminConn | kLoading | kStale, no_keys(), cmd_debug, "server", "DEBUG SLEEP seconds", "A debugging command (SLEEP only) for tests."});
   // clang-format on
 }

@@ -114,6 +114,10 @@ TEST_CASE("redis.call runs commands and raises their errors; pcall returns them"
         script_error(arity, "ERR Wrong number of args calling Redis command from script", 2));
   const std::string sub = "return redis.call('SUBSCRIBE', 'x')";
   CHECK(eval(s, sub) == script_error(sub, "ERR This Redis command is not allowed from script", 1));
+  const std::string cluster = "return redis.call('cluster', 'reset', 'hard')";
+  CHECK(eval(s, cluster) ==
+        script_error(cluster, "ERR This Redis command is not allowed from script", 1));
+  CHECK(s.run({"CLUSTER", "INFO"}) == error("ERR This instance has cluster support disabled"));
   const std::string nested = "return redis.call('EVAL', 'return 1', 0)";
   CHECK(eval(s, nested) ==
         script_error(nested, "ERR This Redis command is not allowed from script", 1));
