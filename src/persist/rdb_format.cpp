@@ -124,22 +124,16 @@ bool RdbReader::read_length_or_encoding(uint64_t& out, bool& encoded) {
     out = first & 0x3f;
     return true;
   }
+  // 32- and 64-bit lengths follow their marker byte in big endian.
   std::string_view b;
-  if (first == k32Bit && take(4, b)) {
-    out = 0;
-    for (char c : b) {
-      out = (out << 8) | static_cast<unsigned char>(c);
-    }
-    return true;
+  if ((first != k32Bit && first != k64Bit) || !take(first == k32Bit ? 4 : 8, b)) {
+    return false;
   }
-  if (first == k64Bit && take(8, b)) {
-    out = 0;
-    for (char c : b) {
-      out = (out << 8) | static_cast<unsigned char>(c);
-    }
-    return true;
+  out = 0;
+  for (char c : b) {
+    out = (out << 8) | static_cast<unsigned char>(c);
   }
-  return false;
+  return true;
 }
 
 bool RdbReader::read_length(uint64_t& out) {
