@@ -358,19 +358,23 @@ def ten_thousand_shoppers_buy_exactly_the_stock(t, srv):
             abandoned = {i: winners[i] for i in buyers[450:]}
             settle(swarm, key, paid, "INV.COMMIT", 1)
             settle(swarm, key, released, "INV.RELEASE", 1)
-            # The abandoned carts now run out in one second (INV.EXTEND may shorten a hold).
-            extend = swarm.round(lambda i: encode_command("INV.EXTEND", key, abandoned[i], 1000),
-                                 1, only=abandoned.keys())
-            assert all(0 < r[0] <= 1000 for r in extend.values()), extend
-            deadline_at = time.monotonic() + 1.0
             with RawClient(srv.port) as c:
                 counts = inv_get(c, key)
             assert (counts["available"], counts["held"], counts["sold"]) == (50, 50, 400), counts
 
             # Second wave: the 50 released units go to 50 of the shoppers who were told SOLDOUT.
+            # It runs while the abandoned holds are still long: were they to expire during the
+            # round (a slow machine, a sanitizer build), units would come back mid-round and
+            # two reserves could rightly see the same stock level.
             second, losers2 = reserve_round(swarm, key, "b", 600000, losers)
             assert len(second) == 50, "%d holds for 50 released units" % len(second)
             settle(swarm, key, second, "INV.COMMIT", 1)
+
+            # The abandoned carts now run out in one second (INV.EXTEND may shorten a hold).
+            extend = swarm.round(lambda i: encode_command("INV.EXTEND", key, abandoned[i], 1000),
+                                 1, only=abandoned.keys())
+            assert all(0 < r[0] <= 1000 for r in extend.values()), extend
+            deadline_at = time.monotonic() + 1.0
 
             # The abandoned holds expire by themselves; no client sweeps.
             with RawClient(srv.port) as c:
