@@ -138,6 +138,7 @@ void function_dump(CommandContext& ctx) {
 
 // FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]: all the payload's libraries or none.
 void function_restore(CommandContext& ctx) {
+  constexpr std::string_view kBadPayload = "ERR payload version or checksum are wrong";
   using Policy = ScriptStore::RestorePolicy;
   Policy policy = Policy::kAppend;
   if (ctx.argc() == 4) {
@@ -152,7 +153,7 @@ void function_restore(CommandContext& ctx) {
   }
   std::string_view body;
   if (!rdb_open_payload(ctx.arg(2), body)) {
-    ctx.error("ERR payload version or checksum are wrong");
+    ctx.error(kBadPayload);
     return;
   }
   RdbReader reader(body);
@@ -167,7 +168,7 @@ void function_restore(CommandContext& ctx) {
       return;
     }
     if (!reader.read_string(code)) {
-      ctx.error("ERR payload version or checksum are wrong");
+      ctx.error(kBadPayload);
       return;
     }
     auto lib = parse_library(code, error);

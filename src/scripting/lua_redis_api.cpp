@@ -187,6 +187,9 @@ bool command_allowed_in_scripts(const CommandSpec& spec) {
 // XREAD/XREADGROUP with a BLOCK option: Redis 7 refuses these in a script with an error of
 // their own (other blocking commands answer there as timed out). Options come before STREAMS.
 bool stream_read_with_block(const CommandSpec& spec, std::span<const std::string_view> argv) {
+  if ((spec.flags & kBlocking) == 0) {
+    return false;  // every other redis.call: one flag test
+  }
   size_t first = spec.name == "XREAD" ? 1 : spec.name == "XREADGROUP" ? 4 : argv.size();
   for (size_t i = first; i + 1 < argv.size(); ++i) {
     if (strcasecmp_view(argv[i], "STREAMS")) {

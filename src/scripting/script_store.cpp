@@ -284,45 +284,31 @@ std::shared_ptr<Library> parse_library(std::string_view code, std::string& error
 }
 
 bool ScriptStore::add_library(std::shared_ptr<Library> lib, bool replace, std::string& error) {
-  std::unique_lock lock(mutex_);
-  auto existing = libraries_.find(lib->name);
-  if (existing != libraries_.end() && !replace) {
-    error = "ERR Library '" + lib->name + "' already exists";
-    return false;
-  }
-  // Function names are case-insensitive (FCALL TEST finds test), as on Redis: the owner map
-  // is keyed by the lowercase name.
-  for (const LibraryFunction& f : lib->functions) {
-    auto owner = function_owner_.find(ascii_lower(f.name));
-    if (owner != function_owner_.end() && owner->second != lib->name) {
-      error = "ERR Function " + f.name + " already exists";
-      return false;
-    }
-  }
-  if (existing != libraries_.end()) {
-    for (const LibraryFunction& f : existing->second->functions) {
-      function_owner_.erase(ascii_lower(f.name));
-    }
-  }
-  for (const LibraryFunction& f : lib->functions) {
-    function_owner_[ascii_lower(f.name)] = lib->name;
-  }
-  libraries_[lib->name] = std::move(lib);
-  functions_generation_.fetch_add(1, std::memory_order_acq_rel);
-  return true;
+  std::vector<std::shared_ptr<Library>> libs{std::move(lib)};
+  return merge_libraries(std::move(libs),
+                         replace ? RestorePolicy::kReplace : RestorePolicy::kAppend, true, error);
 }
 
 bool ScriptStore::restore_libraries(std::vector<std::shared_ptr<Library>> libs,
                                     RestorePolicy policy, std::string& error) {
+  return merge_libraries(std::move(libs), policy, false, error);
+}
+
+bool ScriptStore::merge_libraries(std::vector<std::shared_ptr<Library>> libs, RestorePolicy policy,
+                                  bool load_texts, std::string& error) {
   std::unique_lock lock(mutex_);
   // Built on copies and swapped in at the end, so a refusal leaves everything as it was.
   auto libraries = policy == RestorePolicy::kFlush ? decltype(libraries_){} : libraries_;
   auto owners = policy == RestorePolicy::kFlush ? decltype(function_owner_){} : function_owner_;
   for (auto& lib : libs) {
+    // Function names are case-insensitive (FCALL TEST finds test), as on Redis: the owner
+    // map is keyed by the lowercase name.
     auto existing = libraries.find(lib->name);
     if (existing != libraries.end()) {
       if (policy != RestorePolicy::kReplace) {
-        error = "ERR Library " + lib->name + " already exists";
+        // FUNCTION LOAD quotes the name, FUNCTION RESTORE does not (Redis's two texts).
+        error = load_texts ? "ERR Library '" + lib->name + "' already exists"
+                           : "ERR Library " + lib->name + " already exists";
         return false;
       }
       for (const LibraryFunction& f : existing->second->functions) {

@@ -135,6 +135,11 @@ class ScriptStore {
   std::string request_kill(bool& ok, bool function);
 
  private:
+  // add_library and restore_libraries: `libs` merged under `policy` on copies of the maps,
+  // swapped in only if every library and function fits; `load_texts`: FUNCTION LOAD's error
+  // texts rather than RESTORE's.
+  bool merge_libraries(std::vector<std::shared_ptr<Library>> libs, RestorePolicy policy,
+                       bool load_texts, std::string& error);
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
