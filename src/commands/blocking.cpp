@@ -62,6 +62,17 @@ void signal_written_keys(const CommandSpec& spec, std::span<const std::string_vi
   }
 }
 
+void signal_key_written(CommandContext& ctx, std::string_view key) {
+  Engine& engine = ctx.engine;
+  if (!engine.any_blocked()) {
+    return;
+  }
+  Shard& owner = ctx.multi_shard ? engine.shard(engine.shard_of(key)) : ctx.shard;
+  if (!owner.blocking().empty() && owner.blocking().signal(key)) {
+    schedule_serving(engine, owner);
+  }
+}
+
 bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result) {
   if (c.finished()) {
     return false;
@@ -72,6 +83,27 @@ bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result) {
   }
   return c.finish(std::move(result));
 }
+
+namespace {
+
+// Re-runs a blocked command woken by a write to `key` on its owner `shard`. Returns its reply,
+// or an empty string when it still finds nothing (it would block again). The reply leaves
+// this thread only once its log records are written.
+std::string rerun_blocked(Engine& engine, Shard& shard, BlockedClient& c, std::string_view key) {
+  std::string out;
+  ReplyWriter w(out, c.proto);
+  CommandContext::BlockRequest again;
+  again.ready_key = key;
+  std::vector<std::string_view> views(c.argv.begin(), c.argv.end());
+  execute_command(*c.spec, views, engine, shard, false, nullptr, w, &again, true);
+  if (again.requested || out.empty()) {
+    return {};
+  }
+  shard.log().flush_if_needed();
+  return out;
+}
+
+}  // namespace
 
 void serve_blocked(Engine& engine, Shard& shard) {
   BlockingRegistry& reg = shard.blocking();
@@ -87,20 +119,25 @@ void serve_blocked(Engine& engine, Shard& shard) {
       if (c->finished()) {
         continue;
       }
-      if (!c->in_place) {
+      if (!c->in_place && (c->spec->flags & kServesReadyKey) == 0) {
         c->finish(WakeResult{WakeKind::kRetry, {}});
         continue;
       }
-      std::string out;
-      ReplyWriter w(out, c->proto);
-      CommandContext::BlockRequest again;
-      std::vector<std::string_view> views(c->argv.begin(), c->argv.end());
-      execute_command(*c->spec, views, engine, shard, false, nullptr, w, &again, true);
-      if (again.requested || out.empty()) {
+      if (!c->in_place) {
+        // Waiting on keys of several shards, but its re-run touches only the key that became
+        // ready, which lives here: serve it here, in its turn, once it is ours to serve.
+        if (!c->claim()) {
+          continue;  // another shard serves it, or it timed out
+        }
+        std::string out = rerun_blocked(engine, shard, *c, key);
+        c->deliver(out.empty() ? WakeResult{WakeKind::kRetry, {}}
+                               : WakeResult{WakeKind::kReply, std::move(out)});
+        continue;
+      }
+      std::string out = rerun_blocked(engine, shard, *c, key);
+      if (out.empty()) {
         continue;  // still nothing for it: it keeps its place in the queue
       }
-      // The reply leaves this thread only once its log records are written.
-      shard.log().flush_if_needed();
       complete_blocked(shard, *c, WakeResult{WakeKind::kReply, std::move(out)});
     }
     reg.prune(key);

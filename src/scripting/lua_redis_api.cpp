@@ -303,6 +303,9 @@ int run_command(lua_State* L, LuaVm& vm) {
   ReplyWriter w(out, call->resp);
   execute_command(*spec, argv, ctx.engine, ctx.shard, ctx.multi_shard, nullptr, w, nullptr,
                   false, &call->logged);
+  // The arguments have served: drop them before the reply goes on the stack, so a call with
+  // thousands of arguments (unpack of a big table) leaves room for its reply.
+  lua_settop(L, 0);
   bool is_error = false;
   ReplyReader reader{out, 0};
   if (!reader.push(L, 0, is_error)) {

@@ -13,6 +13,9 @@ bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
   if (e.op >= kZSetOpFirst && e.op <= kZSetOpLast) {
     return apply_zset_op(ks, e, now_ms, error);
   }
+  if (e.op >= kListOpFirst && e.op <= kListOpLast) {
+    return apply_list_op(ks, e, now_ms, error);
+  }
   if (e.op >= kStreamOpFirst && e.op <= kStreamOpLast) {
     return apply_stream_op(ks, e, now_ms, error);
   }
@@ -47,6 +50,9 @@ void encode_value(RecordEncoder& enc, std::string_view key, const Value& v, std:
       break;
     case ValueType::kZSet:
       encode_zset(enc, key, v, checkpoint);
+      break;
+    case ValueType::kList:
+      encode_list(enc, key, v, checkpoint);
       break;
   }
   if (v.has_expiry()) {

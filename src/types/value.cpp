@@ -3,6 +3,7 @@
 
 #include "hotkv/types/hash.hpp"
 #include "hotkv/types/inventory.hpp"
+#include "hotkv/types/list.hpp"
 #include "hotkv/types/set.hpp"
 #include "hotkv/types/stream.hpp"
 #include "hotkv/types/zset.hpp"
@@ -36,6 +37,9 @@ Value Value::clone() const {
   }
   if (zset_) {
     out.zset_ = zset_->clone();
+  }
+  if (list_) {
+    out.list_ = list_->clone();
   }
   return out;
 }
@@ -75,11 +79,18 @@ Value Value::from_zset(std::unique_ptr<ZSet> zset) {
   return v;
 }
 
+Value Value::from_list(std::unique_ptr<List> list) {
+  Value v;
+  v.type_ = ValueType::kList;
+  v.list_ = std::move(list);
+  return v;
+}
+
 size_t Value::memory_bytes() const {
   return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
-         (inventory_ ? inventory_->memory_bytes() : 0) +
-         (set_ ? set_->memory_bytes() : 0) + (hash_ ? hash_->memory_bytes() : 0) +
-         (zset_ ? zset_->memory_bytes() : 0);
+         (inventory_ ? inventory_->memory_bytes() : 0) + (set_ ? set_->memory_bytes() : 0) +
+         (hash_ ? hash_->memory_bytes() : 0) + (zset_ ? zset_->memory_bytes() : 0) +
+         (list_ ? list_->memory_bytes() : 0);
 }
 
 Value Value::from_string(std::string_view s) {
@@ -141,6 +152,9 @@ const char* Value::encoding_name() const {
   if (type_ == ValueType::kZSet) {
     return zset_->encoding_name();
   }
+  if (type_ == ValueType::kList) {
+    return "quicklist";  // Redis 7.0 reports every list so
+  }
   if (int_encoded_) {
     return "int";
   }
@@ -161,6 +175,8 @@ const char* value_type_name(ValueType t) {
       return "hash";
     case ValueType::kZSet:
       return "zset";
+    case ValueType::kList:
+      return "list";
   }
   return "none";
 }

@@ -97,6 +97,9 @@ Config::Config() {
   add_int("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true, true);
   add_int("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true,
           true);
+  add_int("list-max-listpack-size", list_max_listpack_size, INT32_MIN, INT32_MAX, false, true);
+  add_int("list-max-ziplist-size", list_max_listpack_size, INT32_MIN, INT32_MAX, false, true);
+  add_int("list-compress-depth", list_compress_depth, 0, INT32_MAX, false, true);
   add_string("bind", bind_, false);
   add_string("requirepass", requirepass_, true);
   add_string("logfile", logfile_, false);

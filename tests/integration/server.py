@@ -692,10 +692,18 @@ class Swarm:
 
 def take_reply(buf):
     """The first complete reply in `buf` and what follows it, or None if it is incomplete:
-    single-line replies, and arrays of them (nested arrays too)."""
+    single-line replies, bulk strings (str, None for a null), and arrays of them (nested
+    arrays too)."""
     if b"\r\n" not in buf:
         return None
     line, rest = buf.split(b"\r\n", 1)
+    if line[:1] == b"$":
+        n = int(line[1:])
+        if n < 0:
+            return None, rest
+        if len(rest) < n + 2:
+            return None
+        return rest[:n].decode(), rest[n + 2:]
     if line[:1] != b"*":
         return parse_reply_line(line), rest
     items = []

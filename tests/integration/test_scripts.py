@@ -668,9 +668,18 @@ def runaway_scripts_on_several_shards(t, srv):
             r = c.call("GET", keys[3])
             assert r == "v-" + keys[3] or is_busy(r), r
             assert c.call("SCRIPT", "KILL") == "OK"
-        for th, result in runs:
+        for i, (th, result) in enumerate(runs):
             th.join(timeout=20)
-            assert not th.is_alive()
+            if th.is_alive():
+                # Say which script did not end and what the server thinks of it: a second
+                # SCRIPT KILL answering OK means the first one's flag was lost; NOTBUSY means
+                # the script ended but its reply never came.
+                with RawClient(srv.port, timeout=5) as probe:
+                    again = probe.call("SCRIPT", "KILL")
+                    info = probe.call("INFO", "clients")
+                raise AssertionError("script %d (keys %r) still running 20 s after SCRIPT KILL; "
+                                     "a second SCRIPT KILL answers %r; %s"
+                                     % (i, [keys[0]] if i == 0 else keys[1:3], again, info))
             assert "killed by user" in str(result["reply"]), result
         with RawClient(srv.port, timeout=5) as c:
             assert [c.call("GET", k) for k in keys] == ["v-" + k for k in keys]

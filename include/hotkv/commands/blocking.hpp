@@ -13,6 +13,7 @@
 namespace hotkv {
 
 struct CommandSpec;
+struct CommandContext;
 
 // Called by execute_command after a write that did not fail: marks the keys at `key_indexes`
 // of argv (or every waited key, for a whole-keyspace command) as ready on their owning
@@ -20,6 +21,10 @@ struct CommandSpec;
 // thread, with the owners parked if they are other shards.
 void signal_written_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
                          Engine& engine, Shard& shard, bool multi_shard);
+
+// A command that writes `key` without the dispatcher signalling it (a blocking command's
+// push: BLMOVE's destination) marks it ready, so whoever waits on it is served next.
+void signal_key_written(CommandContext& ctx, std::string_view key);
 
 // Owner thread of `shard`: re-runs the commands blocked on its ready keys.
 void serve_blocked(Engine& engine, Shard& shard);

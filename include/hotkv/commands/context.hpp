@@ -76,10 +76,17 @@ struct CommandContext {
     bool requested = false;
     int64_t timeout_ms = 0;  // 0: forever
     std::vector<std::string> argv;
+    // On a re-run: the written key that woke it. A client blocked on several lists is served
+    // from the one that became ready (as on Redis), not the first non-empty one.
+    std::string_view ready_key;
   };
   BlockRequest* block_request = nullptr;
   bool woken = false;
   bool can_block() const { return block_request != nullptr; }
+  // The key whose write woke this re-run (empty when not woken or unknown).
+  std::string_view ready_key() const {
+    return woken && block_request != nullptr ? block_request->ready_key : std::string_view();
+  }
   void block(int64_t timeout_ms, std::vector<std::string> rerun_argv) {
     block_request->requested = true;
     block_request->timeout_ms = timeout_ms;

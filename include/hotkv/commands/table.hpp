@@ -48,6 +48,9 @@ enum CommandFlag : uint32_t {
   // Engine flags, not shown by COMMAND:
   kAllShards = 1u << 20,   // runs with every shard parked (whole-keyspace commands)
   kConnection = 1u << 21,  // needs the client's session; runs on the client's own thread
+  // A blocking command whose woken re-run touches only the key that woke it (BLPOP, BLMPOP):
+  // a client blocked on keys of several shards is served on that key's shard, in its turn.
+  kServesReadyKey = 1u << 22,
 };
 
 struct KeySpec {

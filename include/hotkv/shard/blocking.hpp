@@ -52,15 +52,24 @@ struct BlockedClient {
 
   // True for the one caller that completes the client; every later attempt gets false.
   bool finish(WakeResult result) {
-    bool expected = false;
-    if (!done.compare_exchange_strong(expected, true)) {
+    if (!claim()) {
       return false;
     }
+    deliver(std::move(result));
+    return true;
+  }
+  // finish() in two steps, for a shard that must own the client before it serves it (a pop
+  // that took an element must reach the client): claim() is true for the one caller that
+  // completes it, which then calls deliver() exactly once.
+  bool claim() {
+    bool expected = false;
+    return done.compare_exchange_strong(expected, true);
+  }
+  void deliver(WakeResult result) {
     if (timer) {
       timer->cancel();
     }
     on_wake(std::move(result));
-    return true;
   }
   bool finished() const { return done.load(std::memory_order_acquire); }
 

@@ -1,5 +1,5 @@
-// Effects on aggregate values (streams and inventory items now; hashes, sets later) as they go
-// to the append-only log: EffectKind::kOp records carrying an op code and concrete arguments
+// Effects on aggregate values (streams, inventory items, hashes, sets, sorted sets, lists) as they
+// go to the append-only log: EffectKind::kOp records carrying an op code and concrete arguments
 // (ids, absolute times, counts), so replay applies exactly what happened and never re-runs a
 // command. Each family owns a range of op codes and one apply function; encode_value writes
 // any value as effects that recreate it (the rewrite's snapshot, COPY, RENAME).
@@ -58,6 +58,17 @@ enum class OpCode : uint16_t {
                          //  purge_ms]: rebuilding an item (no sold-out edge)
   kInvOwnerBought = 70,  // [owner, units]: rebuilding an item with MAXPEROWNER (units its
                          //  committed holds took, records purged or not)
+
+  // Lists (128..143), applied by apply_list_op (list_effects.cpp). Indexes are normalised
+  // (0-based from the head) when logged.
+  kListPushFront = 128,  // [element, ...]: LPUSH order (creating the list if missing)
+  kListPushBack = 129,   // [element, ...]: RPUSH order (creating the list if missing)
+  kListPopFront = 130,   // [count]: remove count elements from the head (key goes once empty)
+  kListPopBack = 131,    // [count]: remove count elements from the tail
+  kListSet = 132,        // [index, element]: LSET
+  kListInsert = 133,     // [BEFORE|AFTER, pivot, element]: LINSERT at the first pivot
+  kListRem = 134,        // [count, element]: LREM
+  kListTrim = 135,       // [start, stop]: keep only that range (LTRIM)
 };
 
 inline constexpr uint16_t kStreamOpFirst = 1;
@@ -70,6 +81,8 @@ inline constexpr uint16_t kInventoryOpFirst = 64;
 inline constexpr uint16_t kInventoryOpLast = 127;
 inline constexpr uint16_t kHashOpFirst = 16;
 inline constexpr uint16_t kHashOpLast = 31;
+inline constexpr uint16_t kListOpFirst = 128;
+inline constexpr uint16_t kListOpLast = 143;
 
 // Applies one kOp effect during replay (on the owning shard's thread). Returns false with
 // `error` set if the op code is unknown or its arguments are malformed; ops that find their
@@ -80,6 +93,7 @@ bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::stri
 bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_zset_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_list_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a
@@ -95,6 +109,8 @@ void encode_set(RecordEncoder& enc, std::string_view key, const Value& v,
 void encode_hash(RecordEncoder& enc, std::string_view key, const Value& v,
                  const std::function<void()>& checkpoint);
 void encode_zset(RecordEncoder& enc, std::string_view key, const Value& v,
+                 const std::function<void()>& checkpoint);
+void encode_list(RecordEncoder& enc, std::string_view key, const Value& v,
                  const std::function<void()>& checkpoint);
 
 }  // namespace hotkv

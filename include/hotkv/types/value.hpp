@@ -1,7 +1,7 @@
 // The value stored under a key. It knows nothing of RESP: commands translate. Strings that
 // are canonical integers are kept as an int64 so INCR/DECR never round-trip through text;
-// aggregate types (streams and inventory items now; hashes, sets later) hang off the same
-// struct.
+// aggregate types (streams, inventory items, sets, hashes, sorted sets, lists) hang off the
+// same struct.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +13,14 @@ namespace hotkv {
 
 inline constexpr int64_t kNoExpiry = -1;
 
-enum class ValueType : uint8_t { kString, kStream, kInventory, kSet, kHash, kZSet };
+enum class ValueType : uint8_t { kString, kStream, kInventory, kSet, kHash, kZSet, kList };
 
 class Stream;
 class Inventory;
 class Set;
 class Hash;
 class ZSet;
+class List;
 
 // Move-only: aggregate types own their contents; COPY uses clone().
 class Value {
@@ -37,6 +38,7 @@ class Value {
   static Value from_set(std::unique_ptr<Set> set);
   static Value from_hash(std::unique_ptr<Hash> hash);
   static Value from_zset(std::unique_ptr<ZSet> zset);
+  static Value from_list(std::unique_ptr<List> list);
   static Value from_string(std::string_view s);
   static Value from_int(int64_t v) {
     Value out;
@@ -56,6 +58,8 @@ class Value {
   Hash* hash() const { return hash_.get(); }
   // Non-null exactly when type() is kZSet.
   ZSet* zset() const { return zset_.get(); }
+  // Non-null exactly when type() is kList.
+  List* list() const { return list_.get(); }
   bool is_int() const { return int_encoded_; }
   int64_t int_value() const { return integer_; }
   // The string bytes; for an integer-encoded value this formats into `scratch`.
@@ -90,6 +94,7 @@ class Value {
   std::unique_ptr<Set> set_;
   std::unique_ptr<Hash> hash_;
   std::unique_ptr<ZSet> zset_;
+  std::unique_ptr<List> list_;
   ValueType type_ = ValueType::kString;
   bool int_encoded_ = false;
 };

@@ -45,6 +45,11 @@ class Config {
   // How long a settled inventory hold (committed, released, expired) stays answerable, so a
   // late payment webhook hears "expired" rather than "no such hold" (docs/inventory.md).
   std::atomic<int64_t> inventory_hold_retention_ms{600000};
+  // List node size (list-max-listpack-size, alias list-max-ziplist-size): N > 0 entries per
+  // node, -1..-5 for 4..64 KB per node. New lists take it; existing ones keep theirs.
+  std::atomic<int64_t> list_max_listpack_size{-2};
+  // Accepted and reported; nodes are not compressed (docs/lists.md says why).
+  std::atomic<int64_t> list_compress_depth{0};
 
   std::string bind() const;
   std::string requirepass() const;
