@@ -15,7 +15,7 @@ root=$(pwd)
 
 server=build/hotkv
 threads=4
-units="unit/scripting unit/functions unit/multi"
+units="unit/scripting unit/functions unit/multi unit/type/list unit/type/list-2 unit/type/list-3"
 out=""
 suite="${HOTKV_REDIS_SUITE:-$root/../shared/redis-suite}"
 known="$root/tests/redis_suite_known.txt"
@@ -53,6 +53,15 @@ stop_server() {
 }
 trap stop_server EXIT
 
+# Known failures whose reason starts with "skip:" are not run at all: each would wait for ever
+# (a reply that a multi-threaded server legitimately never sends, see the file's header), and
+# a unit that hangs fails. They join the shared list of tests that cannot run externally.
+skipfile="$out/skiplist.txt"
+cat "$suite/external_skiplist.txt" >"$skipfile" 2>/dev/null || : >"$skipfile"
+if [[ -f $known ]]; then
+  awk -F'\t' '!/^#/ && $3 ~ /^skip:/ { print $2 }' "$known" >>"$skipfile"
+fi
+
 for unit in $units; do
   name=${unit//\//_}
   dir="$out/$name"
@@ -68,7 +77,7 @@ for unit in $units; do
     sleep 0.1
   done
   echo "== $unit (hotkv --threads $threads, port $port)"
-  REDIS_SUITE_UNITS="$unit" REDIS_SUITE_EXTRA_ARGS="--baseport $baseport ${REDIS_SUITE_EXTRA_ARGS:-}" \
+  REDIS_SUITE_UNITS="$unit" REDIS_SUITE_SKIPFILE="$skipfile" REDIS_SUITE_EXTRA_ARGS="--baseport $baseport ${REDIS_SUITE_EXTRA_ARGS:-}" \
     "$suite/run.sh" 127.0.0.1 "$port" "$dir/run" >"$dir/run.out" 2>&1 || true
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "   the server exited during $unit (see $dir/server.log)"
@@ -119,10 +128,11 @@ for unit in units:
             for row in csv.DictReader(f, delimiter="\t"):
                 if row["unit"] == unit:
                     status = row["status"]
-    if status not in ("pass", "fail"):
-        bad_units.append((unit, status))
     here = tests(os.path.join(out, name, "run", "tests.tsv"))
     expected = [k for k, r in base.items() if k[0] == unit and r == "ok"]
+    # A unit whose every test is skipped in external mode runs none on Redis either.
+    if status not in ("pass", "fail") and not (status == "no_tests" and not expected):
+        bad_units.append((unit, status))
     passed = [k for k in expected if here.get(k) == "ok"]
     total_ok += len(passed)
     total_base += len(expected)

@@ -3,6 +3,9 @@
 // a handler never re-enters the dispatcher while it is still executing.
 #include "hotkv/commands/blocking.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/resp/writer.hpp"
+#include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
 namespace {
@@ -141,6 +145,73 @@ void serve_blocked(Engine& engine, Shard& shard) {
       complete_blocked(shard, *c, WakeResult{WakeKind::kReply, std::move(out)});
     }
     reg.prune(key);
+  }
+}
+
+bool parse_block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& ms) {
+  std::optional<double> seconds = parse_double(arg);
+  if (!seconds || std::isnan(*seconds)) {
+    ctx.error(err::kTimeoutNotFloat);
+    return false;
+  }
+  // Whole milliseconds, rounded up so a tiny positive timeout still waits a little. As on
+  // Redis, a value beyond 64 bits of milliseconds (1e20, inf) counts as negative: Redis casts
+  // it, and the cast wraps.
+  double millis = std::ceil(*seconds * 1000.0);
+  if (millis < 0 || millis >= 9.2233720368547758e18) {
+    ctx.error("ERR timeout is negative");
+    return false;
+  }
+  auto value = static_cast<int64_t>(millis);
+  if (value > INT64_MAX - ctx.now_ms) {
+    ctx.error("ERR timeout is out of range");
+    return false;
+  }
+  ms = value;
+  return true;
+}
+
+bool parse_numkeys_or_reply(CommandContext& ctx, size_t at, int64_t& numkeys) {
+  auto n = parse_int64(ctx.arg(at));
+  if (!n || *n <= 0) {
+    ctx.error(err::kNumkeysPositive);
+    return false;
+  }
+  // More keys than arguments leaves no LEFT|RIGHT (MIN|MAX): Redis calls that a syntax error.
+  if (static_cast<uint64_t>(*n) >= ctx.argc() - at - 1) {
+    ctx.error(err::kSyntax);
+    return false;
+  }
+  numkeys = *n;
+  return true;
+}
+
+void block_or_timeout(CommandContext& ctx, int64_t timeout_ms, bool null_bulk_when_denied) {
+  if (ctx.woken) {
+    return;
+  }
+  if (!ctx.can_block()) {
+    // Redis answers BLMOVE/BRPOPLPUSH with a null bulk here, the pops with a null array.
+    if (null_bulk_when_denied) {
+      ctx.reply.null();
+    } else {
+      ctx.reply.null_array();
+    }
+    return;
+  }
+  ctx.block(timeout_ms, std::vector<std::string>(ctx.argv.begin(), ctx.argv.end()));
+}
+
+void numkeys_keys(std::span<const std::string_view> argv, size_t at, std::vector<size_t>& out) {
+  if (argv.size() <= at) {
+    return;
+  }
+  auto n = parse_int64(argv[at]);
+  if (!n || *n < 1 || static_cast<uint64_t>(*n) > argv.size() - at - 1) {
+    return;
+  }
+  for (size_t i = 0; i < static_cast<size_t>(*n); ++i) {
+    out.push_back(at + 1 + i);
   }
 }
 

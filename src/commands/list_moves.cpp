@@ -114,24 +114,6 @@ void cmd_rpoplpush(CommandContext& ctx) {
   }
 }
 
-// Nothing to serve now: block (re-run later) or, where a client cannot block, answer as a
-// timeout does. A woken re-run that still finds nothing leaves the client blocked.
-void block_or_timeout(CommandContext& ctx, int64_t timeout_ms, bool null_bulk_when_denied) {
-  if (ctx.woken) {
-    return;
-  }
-  if (!ctx.can_block()) {
-    // Redis answers BLMOVE/BRPOPLPUSH with a null bulk here, the pops with a null array.
-    if (null_bulk_when_denied) {
-      ctx.reply.null();
-    } else {
-      ctx.reply.null_array();
-    }
-    return;
-  }
-  ctx.block(timeout_ms, std::vector<std::string>(ctx.argv.begin(), ctx.argv.end()));
-}
-
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout; BRPOPLPUSH source destination
 // timeout (`sides_at` 0: RIGHT LEFT).
 void blocking_move(CommandContext& ctx, size_t sides_at, size_t timeout_at) {
@@ -272,21 +254,6 @@ void cmd_blmpop(CommandContext& ctx) {
   bool replied = false;
   if (!multi_pop(ctx, 2, replied) && !replied) {
     block_or_timeout(ctx, timeout_ms, false);
-  }
-}
-
-// The keys of LMPOP (numkeys at argv[1]) and BLMPOP (at argv[2]); none if numkeys is bad (the
-// command then replies its error wherever it runs).
-void numkeys_keys(std::span<const std::string_view> argv, size_t at, std::vector<size_t>& out) {
-  if (argv.size() <= at) {
-    return;
-  }
-  auto n = parse_int64(argv[at]);
-  if (!n || *n < 1 || static_cast<uint64_t>(*n) > argv.size() - at - 1) {
-    return;
-  }
-  for (size_t i = 0; i < static_cast<size_t>(*n); ++i) {
-    out.push_back(at + 1 + i);
   }
 }
 

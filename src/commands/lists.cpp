@@ -98,44 +98,6 @@ bool parse_side_or_reply(CommandContext& ctx, std::string_view arg, bool& left) 
   return false;
 }
 
-bool parse_block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& ms) {
-  std::optional<double> seconds = parse_double(arg);
-  if (!seconds || std::isnan(*seconds)) {
-    ctx.error(err::kTimeoutNotFloat);
-    return false;
-  }
-  // Whole milliseconds, rounded up so a tiny positive timeout still waits a little. As on
-  // Redis, a value beyond 64 bits of milliseconds (1e20, inf) counts as negative: Redis casts
-  // it, and the cast wraps.
-  double millis = std::ceil(*seconds * 1000.0);
-  if (millis < 0 || millis >= 9.2233720368547758e18) {
-    ctx.error("ERR timeout is negative");
-    return false;
-  }
-  auto value = static_cast<int64_t>(millis);
-  if (value > INT64_MAX - ctx.now_ms) {
-    ctx.error("ERR timeout is out of range");
-    return false;
-  }
-  ms = value;
-  return true;
-}
-
-bool parse_numkeys_or_reply(CommandContext& ctx, size_t at, int64_t& numkeys) {
-  auto n = parse_int64(ctx.arg(at));
-  if (!n || *n <= 0) {
-    ctx.error(err::kNumkeysPositive);
-    return false;
-  }
-  // More keys than arguments leaves no LEFT|RIGHT: Redis calls that a syntax error.
-  if (static_cast<uint64_t>(*n) >= ctx.argc() - at - 1) {
-    ctx.error(err::kSyntax);
-    return false;
-  }
-  numkeys = *n;
-  return true;
-}
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------

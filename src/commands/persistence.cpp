@@ -74,7 +74,7 @@ void register_persistence(Table& t) {
   constexpr uint32_t kSnapshot = kAdmin | kNoScript | kAllShards;
   // clang-format off
   t.add({"BGREWRITEAOF", 1, kSnapshot, no_keys(), cmd_bgrewriteaof, "server", "BGREWRITEAOF", "Compacts the append-only log in the background: a base snapshot plus a fresh tail."});
-  t.add({"SAVE",         1, kSnapshot, no_keys(), cmd_save, "server", "SAVE", "Makes every acknowledged write durable now, then compacts the log in the background."});
+  t.add({"SAVE",         1, kSnapshot | kNoMulti, no_keys(), cmd_save, "server", "SAVE", "Makes every acknowledged write durable now, then compacts the log in the background."});
   t.add({"BGSAVE",      -1, kSnapshot, no_keys(), cmd_bgsave, "server", "BGSAVE [SCHEDULE]", "Compacts the append-only log in the background."});
   t.add({"LASTSAVE",     1, kLoading | kStale | kFast, no_keys(), cmd_lastsave, "server", "LASTSAVE", "Returns the Unix time of the last successful compaction (or of start-up)."});
   // clang-format on

@@ -94,10 +94,9 @@ const Table& command_table() {
 
 std::vector<std::string> flag_names(uint32_t flags) {
   static const std::pair<uint32_t, const char*> kNames[] = {
-      {kWrite, "write"},       {kReadOnly, "readonly"}, {kDenyOom, "denyoom"},
-      {kAdmin, "admin"},       {kPubSub, "pubsub"},     {kNoScript, "noscript"},
-      {kBlocking, "blocking"}, {kLoading, "loading"},   {kStale, "stale"},
-      {kFast, "fast"},         {kNoAuth, "no_auth"},
+      {kWrite, "write"},   {kReadOnly, "readonly"}, {kDenyOom, "denyoom"},   {kAdmin, "admin"},
+      {kPubSub, "pubsub"}, {kNoScript, "noscript"}, {kBlocking, "blocking"}, {kLoading, "loading"},
+      {kStale, "stale"},   {kFast, "fast"},         {kNoAuth, "no_auth"},    {kNoMulti, "no_multi"},
   };
   std::vector<std::string> out;
   for (const auto& [bit, name] : kNames) {

@@ -128,6 +128,21 @@ void reply_pairs(ReplyWriter& w, const std::vector<std::pair<std::string, double
   }
 }
 
+void zset_pop_logged(CommandContext& ctx, std::string_view key, ZSet& z, bool max, uint64_t count,
+                     std::vector<std::pair<std::string, double>>& out) {
+  size_t n = std::min(count, static_cast<uint64_t>(z.size()));
+  std::vector<std::string> members;
+  const ZSet::Node* node = max ? z.last() : z.first();
+  for (size_t i = 0; i < n; ++i, node = max ? node->prev() : node->next()) {
+    out.emplace_back(node->member(), node->score());
+    members.emplace_back(node->member());
+  }
+  for (const std::string& m : members) {
+    z.erase(m);
+  }
+  zset_removed_logged(ctx, key, z, members, max ? "zpopmax" : "zpopmin");
+}
+
 void zset_removed_logged(CommandContext& ctx, std::string_view key, ZSet& z,
                          const std::vector<std::string>& members, const char* event) {
   if (members.empty()) {
@@ -434,18 +449,8 @@ void pop_generic(CommandContext& ctx, bool max) {
     return;
   }
   std::vector<std::pair<std::string, double>> popped;
-  std::vector<std::string> members;
   if (z != nullptr && count > 0) {
-    size_t n = std::min(static_cast<uint64_t>(count), static_cast<uint64_t>(z->size()));
-    const ZSet::Node* node = max ? z->last() : z->first();
-    for (size_t i = 0; i < n; ++i, node = max ? node->prev() : node->next()) {
-      popped.emplace_back(node->member(), node->score());
-      members.emplace_back(node->member());
-    }
-    for (const std::string& m : members) {
-      z->erase(m);
-    }
-    zset_removed_logged(ctx, key, *z, members, max ? "zpopmax" : "zpopmin");
+    zset_pop_logged(ctx, key, *z, max, static_cast<uint64_t>(count), popped);
   }
   // RESP3 nests the pairs only when a count was given (Redis 7).
   reply_pairs(ctx.reply, popped, has_count);
@@ -470,6 +475,7 @@ void register_zsets(Table& t) {
   t.add({"ZPOPMAX",          -2, kWrite | kFast, keys(1, 1, 1), cmd_zpopmax, "sorted_set", "ZPOPMAX key [count]", "Removes and returns the members with the highest scores."});
   // clang-format on
   register_zset_ranges(t);
+  register_zset_pops(t);
 }
 
 }  // namespace hotkv

@@ -17,6 +17,13 @@ bool Connection::queue_in_multi(const CommandSpec& spec) {
   if (runs_inside_multi(spec)) {
     return false;
   }
+  if ((spec.flags & kNoMulti) != 0) {
+    // As Redis: refused, and the transaction can no longer run.
+    ReplyWriter(out_, session_.resp).error("ERR Command not allowed inside a transaction");
+    session_.multi.aborted = true;
+    session_.skip_this_reply = false;
+    return true;
+  }
   session_.multi.queue.push_back(QueuedCommand{&spec, {args_.begin(), args_.end()}});
   bool suppress = session_.reply_mode == ReplyMode::kOff || session_.skip_this_reply;
   if (!suppress) {

@@ -33,8 +33,8 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import (RespError, Server, case, hotkv_only, run_cases,  # noqa: E402
-                    spread_keys)
+from server import (RawClient, RespError, Server, case, encode_command,  # noqa: E402
+                    hotkv_only, run_cases, spread_keys)
 
 HOLDS_DUE = 2000
 HOLDS_FUTURE = 500
@@ -518,6 +518,58 @@ def random_commands_reply_exactly_as_redis_server(t, srv):
                 if len(diffs) >= 5:
                     break
         assert not diffs, "\n".join("RESP%d %r\n  hotkv: %r\n  redis: %r" % d for d in diffs)
+
+
+@case
+def zmpop_and_blocking_pops_match_redis(t, srv):
+    """ZMPOP, BZPOPMIN, BZPOPMAX and BZMPOP (with data, and timing out) answer byte for byte
+    as redis-server, RESP2 and RESP3; a client blocked on keys of two shards is woken by a
+    ZADD on either, in the order clients blocked; inside MULTI they answer at once."""
+    keys = spread_keys("zp", 2)
+    if t.is_hotkv:
+        ref = Server("redis").start()
+        try:
+            for proto in ("2", "3"):
+                with srv.raw() as a, ref.raw() as b:
+                    for c in (a, b):
+                        c.call("HELLO", proto)
+                        c.call("FLUSHALL")
+                    script = [
+                        ("ZADD", keys[0], "1", "a", "2", "b", "3", "c", "-inf", "m"),
+                        ("ZADD", keys[1], "1.5", "x"), ("BZPOPMIN", keys[0], keys[1], "0"),
+                        ("BZPOPMAX", keys[1], keys[0], "0"), ("BZPOPMAX", "none", "0.01"),
+                        ("ZMPOP", "2", "none", keys[0], "MIN", "COUNT", "5"),
+                        ("ZMPOP", "1", keys[0], "MAX"), ("BZMPOP", "0.01", "1", keys[0], "MIN"),
+                        ("ZADD", keys[0], "5", "q"), ("BZMPOP", "0", "2", keys[1], keys[0], "max"),
+                        ("ZMPOP", "0", keys[0], "MIN"), ("ZMPOP", "1", keys[0], "MIDDLE"),
+                        ("ZMPOP", "1", keys[0], "MIN", "COUNT", "0"), ("BZPOPMIN", keys[0], "-1"),
+                        ("SET", "s", "v"), ("BZPOPMIN", "s", "0"), ("ZMPOP", "1", "s", "MIN"),
+                    ]
+                    for cmd in script:
+                        ra, rb = a.call_bytes(*cmd), b.call_bytes(*cmd)
+                        assert ra == rb, "%r: hotkv %r, redis %r" % (cmd, ra, rb)
+        finally:
+            ref.stop()
+    with srv.raw() as c:
+        waiters = []
+        for i in range(2):
+            w = RawClient(srv.port, timeout=20)
+            w.send(encode_command("BZPOPMIN", keys[0], keys[1], "0"))
+            waiters.append(w)
+            deadline = time.monotonic() + 10
+            while "blocked_clients:%d" % (i + 1) not in c.call("INFO", "clients"):
+                assert time.monotonic() < deadline, "client never blocked"
+                time.sleep(0.01)
+        c.call("ZADD", keys[1], "7", "first")
+        assert waiters[0].read_reply() == [keys[1], "first", "7"]
+        c.call("ZADD", keys[0], "8", "second")
+        assert waiters[1].read_reply() == [keys[0], "second", "8"]
+        for w in waiters:
+            w.close()
+        c.call("MULTI")
+        c.call("BZPOPMIN", "empty", "0")
+        c.call("BZMPOP", "0", "1", "empty", "MIN")
+        assert c.call("EXEC") == [None, None]
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 // arrival order, the blocked commands waiting on each ready key, on its own thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/engine.hpp"
@@ -35,5 +37,21 @@ bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result);
 
 // The reply a blocked read gets when its timeout passes (a null array, RESP2 or RESP3).
 std::string timeout_reply(int proto);
+
+// The blocking commands' shared arguments and answers (BLPOP, BZPOPMIN, BLMPOP, BZMPOP...).
+//
+// A timeout in seconds (a float, as Redis 6+ takes it) as milliseconds (0 = wait for ever),
+// with Redis's error replies.
+bool parse_block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& ms);
+// The numkeys argument of LMPOP/ZMPOP and their blocking forms at argv[at], with Redis's error
+// replies; the keys follow, then at least one more argument.
+bool parse_numkeys_or_reply(CommandContext& ctx, size_t at, int64_t& numkeys);
+// The key indexes of such a command (numkeys at argv[at]); none if numkeys is bad (the command
+// then replies its error wherever it runs).
+void numkeys_keys(std::span<const std::string_view> argv, size_t at, std::vector<size_t>& out);
+// Nothing to serve now: block (re-run later) or, where a client cannot block (MULTI, scripts),
+// answer as a timeout does: a null array, or a null bulk for BLMOVE/BRPOPLPUSH. A woken re-run
+// that still finds nothing leaves the client blocked.
+void block_or_timeout(CommandContext& ctx, int64_t timeout_ms, bool null_bulk_when_denied);
 
 }  // namespace hotkv

@@ -27,6 +27,9 @@ inline constexpr const char* kInvalidCursor = "ERR invalid cursor";
 inline constexpr const char* kNoProto = "NOPROTO unsupported protocol version";
 inline constexpr const char* kTimeoutNotInteger = "ERR timeout is not an integer or out of range";
 inline constexpr const char* kCountPositive = "ERR value is out of range, must be positive";
+inline constexpr const char* kTimeoutNotFloat = "ERR timeout is not a float or out of range";
+inline constexpr const char* kNumkeysPositive = "ERR numkeys should be greater than 0";
+inline constexpr const char* kCountGreaterThanZero = "ERR count should be greater than 0";
 inline constexpr const char* kNxXxGtLt =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
 inline constexpr const char* kGtLtNx = "ERR GT, LT, and/or NX options at the same time are not compatible";

@@ -1,6 +1,6 @@
 // Helpers shared by the list commands (lists.cpp, list_moves.cpp): the lookup that replies
 // WRONGTYPE, the one path every push and every pop takes (mutate, log the effect, publish the
-// keyspace event, drop an emptied key), and Redis's LEFT|RIGHT and timeout arguments.
+// keyspace event, drop an emptied key), and Redis's LEFT|RIGHT argument.
 // Internal to src/commands. Everything here runs on the thread executing the command (the
 // key's owner, or a run_atomic coordinator while the owner is parked).
 #pragma once
@@ -19,10 +19,7 @@ class Table;
 
 namespace err {
 
-inline constexpr const char* kTimeoutNotFloat = "ERR timeout is not a float or out of range";
 inline constexpr const char* kIndexOutOfRange = "ERR index out of range";
-inline constexpr const char* kNumkeysPositive = "ERR numkeys should be greater than 0";
-inline constexpr const char* kCountGreaterThanZero = "ERR count should be greater than 0";
 
 }  // namespace err
 
@@ -46,14 +43,6 @@ void list_pop_logged(CommandContext& ctx, std::string_view key, List& l, bool he
 
 // LEFT or RIGHT (any case): true for LEFT. Replies "ERR syntax error" otherwise.
 bool parse_side_or_reply(CommandContext& ctx, std::string_view arg, bool& left);
-
-// A blocking command's timeout in seconds (a float, as Redis 6+ takes it) as milliseconds
-// (0 = wait for ever), with Redis's error replies.
-bool parse_block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& ms);
-
-// The numkeys argument of LMPOP/BLMPOP at argv[at] with Redis's error replies; the keys follow,
-// then at least the LEFT|RIGHT argument.
-bool parse_numkeys_or_reply(CommandContext& ctx, size_t at, int64_t& numkeys);
 
 // Registers LMOVE, RPOPLPUSH, LMPOP and the blocking family (list_moves.cpp).
 void register_list_moves(Table& t);

@@ -44,7 +44,8 @@ enum CommandFlag : uint32_t {
   kLoading = 1u << 7,  // allowed while loading
   kStale = 1u << 8,
   kFast = 1u << 9,
-  kNoAuth = 1u << 10,  // allowed before AUTH
+  kNoAuth = 1u << 10,   // allowed before AUTH
+  kNoMulti = 1u << 11,  // refused inside MULTI ("Command not allowed inside a transaction")
   // Engine flags, not shown by COMMAND:
   kAllShards = 1u << 20,   // runs with every shard parked (whole-keyspace commands)
   kConnection = 1u << 21,  // needs the client's session; runs on the client's own thread

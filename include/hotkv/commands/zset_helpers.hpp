@@ -48,6 +48,11 @@ void reply_pairs(ReplyWriter& w, const std::vector<std::pair<std::string, double
 void zset_removed_logged(CommandContext& ctx, std::string_view key, ZSet& z,
                          const std::vector<std::string>& members, const char* event);
 
+// Pops up to `count` members with the lowest (or, with `max`, highest) scores of z under key
+// into `out` as (member, score), then logs and notifies as zset_removed_logged does.
+void zset_pop_logged(CommandContext& ctx, std::string_view key, ZSet& z, bool max, uint64_t count,
+                     std::vector<std::pair<std::string, double>>& out);
+
 // Adjusts a [start, stop] rank interval as Redis does (negative counts from the end). Returns
 // false if it selects nothing from a set of `len` members.
 bool clamp_rank_range(int64_t len, int64_t& start, int64_t& stop);
@@ -55,5 +60,7 @@ bool clamp_rank_range(int64_t len, int64_t& start, int64_t& stop);
 class Table;
 // Registers the range, count, range-removal and ZSCAN commands (zset_range.cpp).
 void register_zset_ranges(Table& t);
+// Registers ZMPOP and the blocking BZPOPMIN, BZPOPMAX, BZMPOP (zset_pops.cpp).
+void register_zset_pops(Table& t);
 
 }  // namespace hotkv
