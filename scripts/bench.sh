@@ -61,7 +61,9 @@
 #                        evalsha-p16, evalsha-c1000, evalsha-c1000-p16, undeclared(-p16,
 #                        -c1000, -c1000-p16: the warehouse script with keys outside KEYS),
 #                        multi-1shard, multi-2shard, hincrby(-p16), sadd(-p16), zadd(-p16),
-#                        or scripts-all
+#                        or scripts-all; lpush, lpush-p16, lpop, lpop-p16, rpop, rpop-p16 on one
+#                        hot list (the pops take what the pushes left, so list them after the
+#                        pushes; each pop case sends --requests), or lists-all
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
@@ -101,6 +103,7 @@ reserve_in_stock=1000000000000 # units of an in-stock item: never runs out durin
 scripts_cases=(evalsha evalsha-p16 evalsha-c1000 evalsha-c1000-p16 undeclared undeclared-p16
   undeclared-c1000 undeclared-c1000-p16 multi-1shard multi-2shard hincrby hincrby-p16 sadd
   sadd-p16 zadd zadd-p16)
+lists_cases=(lpush lpush-p16 lpop lpop-p16 rpop rpop-p16)
 reserve_db=9                   # redis: the reserve cases' stock and hold keys live here
 # The check-and-decrement script of the redis side (the same as hotkv-sale --style lua):
 # KEYS[1] stock, KEYS[2] hold; ARGV[1] hold TTL in seconds. Units left, -1 sold out, -2 held.
@@ -320,6 +323,12 @@ case_args() {
     zadd) n=$requests; args=(-c 50 -P 1 -r "$keyspace" ZADD expiry __rand_int__ 'h:__rand_int__') ;;
     zadd-p16) n=$pipeline_requests
       args=(-c 50 -P 16 -r "$keyspace" ZADD expiry __rand_int__ 'h:__rand_int__') ;;
+    lpush) n=$requests; args=(-c 50 -P 1 LPUSH queue 'job:__rand_int__') ;;
+    lpush-p16) n=$pipeline_requests; args=(-c 50 -P 16 LPUSH queue 'job:__rand_int__') ;;
+    lpop) n=$requests; args=(-c 50 -P 1 LPOP queue) ;;
+    lpop-p16) n=$requests; args=(-c 50 -P 16 LPOP queue) ;;
+    rpop) n=$requests; args=(-c 50 -P 1 RPOP queue) ;;
+    rpop-p16) n=$requests; args=(-c 50 -P 16 RPOP queue) ;;
     *) echo "bench: unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -367,6 +376,12 @@ case_label() {
     sadd-p16) echo "SADD -c 50 -P 16" ;;
     zadd) echo "ZADD -c 50" ;;
     zadd-p16) echo "ZADD -c 50 -P 16" ;;
+    lpush) echo "LPUSH hot list -c 50" ;;
+    lpush-p16) echo "LPUSH hot list -c 50 -P 16" ;;
+    lpop) echo "LPOP hot list -c 50" ;;
+    lpop-p16) echo "LPOP hot list -c 50 -P 16" ;;
+    rpop) echo "RPOP hot list -c 50" ;;
+    rpop-p16) echo "RPOP hot list -c 50 -P 16" ;;
   esac
 }
 
@@ -609,13 +624,15 @@ median() {
 }
 
 IFS=, read -r -a case_list <<<"$cases"
-if [[ ,$cases, == *,reserve-all,* || ,$cases, == *,scripts-all,* ]]; then
+if [[ ,$cases, == *,reserve-all,* || ,$cases, == *,scripts-all,* || ,$cases, == *,lists-all,* ]]; then
   expanded=()
   for c in "${case_list[@]}"; do
     if [[ $c == scripts-all ]]; then
       expanded+=("${scripts_cases[@]}")
     elif [[ $c == reserve-all ]]; then
       expanded+=("${reserve_cases[@]}")
+    elif [[ $c == lists-all ]]; then
+      expanded+=("${lists_cases[@]}")
     else
       expanded+=("$c")
     fi

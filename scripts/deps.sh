@@ -11,9 +11,10 @@ packages=(
   libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev
 )
 
-# `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report.
+# `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report, and
+# the job frameworks the queue tests run real workers of (RQ, Celery with kombu).
 if [[ ${1:-} == --test ]]; then
-  packages+=(chromium)
+  packages+=(chromium python3-rq python3-celery)
 fi
 
 missing=()

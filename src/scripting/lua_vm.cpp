@@ -346,8 +346,11 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     call.allowed.push_back(ctx.shard.id());
   }
   current_ = &call;
-  // A SCRIPT KILL that raced with the end of the previous script must not stop this one.
-  store_.slot(shard_).kill.store(false, std::memory_order_relaxed);
+  // A SCRIPT KILL that raced with the end of the previous script must not stop this one; but
+  // while a script of this shard is busy the flag is that script's, whoever starts here.
+  if (!store_.slot(shard_).timed_out.load()) {
+    store_.slot(shard_).kill.store(false, std::memory_order_relaxed);
+  }
   LuaVm* outer = running_vm;
   running_vm = this;
   int status;
