@@ -275,6 +275,13 @@ bool LuaVm::push_function(CommandContext& ctx, const std::shared_ptr<const Scrip
 void LuaVm::run(CommandContext& ctx, const std::shared_ptr<const Script>& script_ptr,
                 std::span<const std::string_view> keys, std::span<const std::string_view> args,
                 bool read_only, KeyModeCell* key_mode) {
+  if (running_vm != nullptr) {
+    // Reached from a handler that a busy script's hook let run on this thread: a second
+    // script would run inside the first one's interpreter (and clear its stack). Every path
+    // there is meant to answer -BUSY before this; this is the last line.
+    ctx.error(store_.busy_error());
+    return;
+  }
   const Script& script = *script_ptr;
   lua_State* L = L_;
   lua_settop(L, 0);
@@ -298,6 +305,13 @@ void LuaVm::call_function(CommandContext& ctx, const Library& lib, const Library
                           std::span<const std::string_view> keys,
                           std::span<const std::string_view> args, bool read_only,
                           KeyModeCell* key_mode) {
+  if (running_vm != nullptr) {
+    // Reached from a handler that a busy script's hook let run on this thread: a second
+    // script would run inside the first one's interpreter (and clear its stack). Every path
+    // there is meant to answer -BUSY before this; this is the last line.
+    ctx.error(store_.busy_error());
+    return;
+  }
   lua_State* L = L_;
   std::string error;
   if (!refresh_functions(error)) {
