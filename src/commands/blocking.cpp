@@ -13,6 +13,7 @@
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/resp/writer.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -159,12 +160,12 @@ bool parse_block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int
   // it, and the cast wraps.
   double millis = std::ceil(*seconds * 1000.0);
   if (millis < 0 || millis >= 9.2233720368547758e18) {
-    ctx.error("ERR timeout is negative");
+    ctx.error(err::kTimeoutNegative);
     return false;
   }
   auto value = static_cast<int64_t>(millis);
   if (value > INT64_MAX - ctx.now_ms) {
-    ctx.error("ERR timeout is out of range");
+    ctx.error(err::kTimeoutRange);
     return false;
   }
   ms = value;
@@ -200,6 +201,33 @@ void block_or_timeout(CommandContext& ctx, int64_t timeout_ms, bool null_bulk_wh
     return;
   }
   ctx.block(timeout_ms, std::vector<std::string>(ctx.argv.begin(), ctx.argv.end()));
+}
+
+bool parse_mpop_count_or_reply(CommandContext& ctx, size_t from, int64_t& count) {
+  count = 1;
+  bool counted = false;
+  for (size_t i = from; i < ctx.argc(); i += 2) {
+    if (!strcasecmp_view(ctx.arg(i), "COUNT") || counted || i + 1 >= ctx.argc()) {
+      ctx.error(err::kSyntax);
+      return false;
+    }
+    auto n = parse_int64(ctx.arg(i + 1));
+    if (!n || *n <= 0) {
+      ctx.error(err::kCountGreaterThanZero);
+      return false;
+    }
+    count = *n;
+    counted = true;
+  }
+  return true;
+}
+
+void numkeys_at1_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
+  numkeys_keys(argv, 1, out);
+}
+
+void numkeys_at2_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
+  numkeys_keys(argv, 2, out);
 }
 
 void numkeys_keys(std::span<const std::string_view> argv, size_t at, std::vector<size_t>& out) {

@@ -194,19 +194,8 @@ bool multi_pop(CommandContext& ctx, size_t at, bool& replied) {
     return false;
   }
   int64_t count = 1;
-  bool counted = false;
-  for (size_t i = side_at + 1; i < ctx.argc(); i += 2) {
-    if (!strcasecmp_view(ctx.arg(i), "COUNT") || counted || i + 1 >= ctx.argc()) {
-      ctx.error(err::kSyntax);
-      return false;
-    }
-    auto n = parse_int64(ctx.arg(i + 1));
-    if (!n || *n <= 0) {
-      ctx.error(err::kCountGreaterThanZero);
-      return false;
-    }
-    count = *n;
-    counted = true;
+  if (!parse_mpop_count_or_reply(ctx, side_at + 1, count)) {
+    return false;
   }
   std::string_view ready = ctx.ready_key();
   for (size_t i = at + 1; i < side_at; ++i) {
@@ -257,26 +246,18 @@ void cmd_blmpop(CommandContext& ctx) {
   }
 }
 
-void lmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
-  numkeys_keys(argv, 1, out);
-}
-
-void blmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
-  numkeys_keys(argv, 2, out);
-}
-
 }  // namespace
 
 void register_list_moves(Table& t) {
   // clang-format off
   t.add({"LMOVE",      5, kWrite | kDenyOom, keys(1, 2, 1), cmd_lmove, "list", "LMOVE source destination LEFT|RIGHT LEFT|RIGHT", "Pops an element from one end of a list and pushes it onto an end of another (or the same) list."});
   t.add({"RPOPLPUSH",  3, kWrite | kDenyOom, keys(1, 2, 1), cmd_rpoplpush, "list", "RPOPLPUSH source destination", "Pops the last element of a list and pushes it at the head of another (LMOVE ... RIGHT LEFT)."});
-  t.add({"LMPOP",     -4, kWrite, key_finder(0, 0, 0, lmpop_keys), cmd_lmpop, "list", "LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]", "Pops elements from the first non-empty list of several."});
+  t.add({"LMPOP",     -4, kWrite, key_finder(0, 0, 0, numkeys_at1_keys), cmd_lmpop, "list", "LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]", "Pops elements from the first non-empty list of several."});
   t.add({"BLPOP",     -3, kWrite | kBlocking | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_blpop, "list", "BLPOP key [key ...] timeout", "Pops the first element of the first non-empty list, waiting up to timeout seconds (0: for ever) for one."});
   t.add({"BRPOP",     -3, kWrite | kBlocking | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_brpop, "list", "BRPOP key [key ...] timeout", "Pops the last element of the first non-empty list, waiting up to timeout seconds (0: for ever) for one."});
   t.add({"BLMOVE",     6, kWrite | kDenyOom | kBlocking | kNoScript, keys(1, 2, 1), cmd_blmove, "list", "BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout", "LMOVE that waits up to timeout seconds (0: for ever) for the source to have an element."});
   t.add({"BRPOPLPUSH", 4, kWrite | kDenyOom | kBlocking | kNoScript, keys(1, 2, 1), cmd_brpoplpush, "list", "BRPOPLPUSH source destination timeout", "RPOPLPUSH that waits up to timeout seconds (0: for ever) for the source to have an element."});
-  t.add({"BLMPOP",    -5, kWrite | kBlocking | kNoScript | kServesReadyKey, key_finder(0, 0, 0, blmpop_keys), cmd_blmpop, "list", "BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]", "LMPOP that waits up to timeout seconds (0: for ever) for one of the lists to have an element."});
+  t.add({"BLMPOP",    -5, kWrite | kBlocking | kNoScript | kServesReadyKey, key_finder(0, 0, 0, numkeys_at2_keys), cmd_blmpop, "list", "BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]", "LMPOP that waits up to timeout seconds (0: for ever) for one of the lists to have an element."});
   // clang-format on
 }
 

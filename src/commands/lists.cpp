@@ -40,11 +40,10 @@ List& list_create(CommandContext& ctx, std::string_view key) {
   return *ctx.db(key).put(key, Value::from_list(std::make_unique<List>(fill))).list();
 }
 
-void list_push_logged(CommandContext& ctx, std::string_view key, bool head,
-                      const std::vector<std::string_view>& elements) {
-  List* l = nullptr;
+size_t list_push_logged(CommandContext& ctx, std::string_view key, bool head,
+                        const std::vector<std::string_view>& elements) {
   Value* v = ctx.db(key).find(key, ctx.now_ms);
-  l = v != nullptr ? v->list() : &list_create(ctx, key);
+  List* l = v != nullptr ? v->list() : &list_create(ctx, key);
   for (std::string_view e : elements) {
     if (head) {
       l->push_front(e);
@@ -56,6 +55,7 @@ void list_push_logged(CommandContext& ctx, std::string_view key, bool head,
     ctx.log_op(key, head ? OpCode::kListPushFront : OpCode::kListPushBack, elements);
   }
   ctx.notify(kNotifyList, head ? "lpush" : "rpush", key);
+  return l->size();
 }
 
 void list_pop_logged(CommandContext& ctx, std::string_view key, List& l, bool head, int64_t count,
@@ -115,9 +115,7 @@ void push_command(CommandContext& ctx, bool head, bool only_existing) {
     return;
   }
   std::vector<std::string_view> elements(ctx.argv.begin() + 2, ctx.argv.end());
-  list_push_logged(ctx, key, head, elements);
-  l = ctx.db(key).find(key, ctx.now_ms)->list();
-  ctx.reply.integer(static_cast<int64_t>(l->size()));
+  ctx.reply.integer(static_cast<int64_t>(list_push_logged(ctx, key, head, elements)));
 }
 
 void cmd_lpush(CommandContext& ctx) { push_command(ctx, true, false); }

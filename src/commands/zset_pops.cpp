@@ -86,19 +86,8 @@ bool multi_pop(CommandContext& ctx, size_t at, bool& replied) {
     return false;
   }
   int64_t count = 1;
-  bool counted = false;
-  for (size_t i = where_at + 1; i < ctx.argc(); i += 2) {
-    if (!strcasecmp_view(ctx.arg(i), "COUNT") || counted || i + 1 >= ctx.argc()) {
-      ctx.error(err::kSyntax);
-      return false;
-    }
-    auto n = parse_int64(ctx.arg(i + 1));
-    if (!n || *n <= 0) {
-      ctx.error(err::kCountGreaterThanZero);
-      return false;
-    }
-    count = *n;
-    counted = true;
+  if (!parse_mpop_count_or_reply(ctx, where_at + 1, count)) {
+    return false;
   }
   for (size_t i = at + 1; i < where_at; ++i) {
     std::string_view key = ctx.arg(i);
@@ -146,22 +135,14 @@ void cmd_bzmpop(CommandContext& ctx) {
   }
 }
 
-void zmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
-  numkeys_keys(argv, 1, out);
-}
-
-void bzmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
-  numkeys_keys(argv, 2, out);
-}
-
 }  // namespace
 
 void register_zset_pops(Table& t) {
   // clang-format off
-  t.add({"ZMPOP",    -4, kWrite, key_finder(0, 0, 0, zmpop_keys), cmd_zmpop, "sorted_set", "ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]", "Pops the lowest or highest scoring members from the first non-empty sorted set of several."});
+  t.add({"ZMPOP",    -4, kWrite, key_finder(0, 0, 0, numkeys_at1_keys), cmd_zmpop, "sorted_set", "ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]", "Pops the lowest or highest scoring members from the first non-empty sorted set of several."});
   t.add({"BZPOPMIN", -3, kWrite | kBlocking | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_bzpopmin, "sorted_set", "BZPOPMIN key [key ...] timeout", "Pops the lowest scoring member of the first non-empty sorted set, waiting up to timeout seconds (0: for ever) for one."});
   t.add({"BZPOPMAX", -3, kWrite | kBlocking | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_bzpopmax, "sorted_set", "BZPOPMAX key [key ...] timeout", "Pops the highest scoring member of the first non-empty sorted set, waiting up to timeout seconds (0: for ever) for one."});
-  t.add({"BZMPOP",   -5, kWrite | kBlocking | kNoScript | kServesReadyKey, key_finder(0, 0, 0, bzmpop_keys), cmd_bzmpop, "sorted_set", "BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]", "ZMPOP that waits up to timeout seconds (0: for ever) for one of the sorted sets to have a member."});
+  t.add({"BZMPOP",   -5, kWrite | kBlocking | kNoScript | kServesReadyKey, key_finder(0, 0, 0, numkeys_at2_keys), cmd_bzmpop, "sorted_set", "BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]", "ZMPOP that waits up to timeout seconds (0: for ever) for one of the sorted sets to have a member."});
   // clang-format on
 }
 

@@ -49,6 +49,12 @@ bool parse_numkeys_or_reply(CommandContext& ctx, size_t at, int64_t& numkeys);
 // The key indexes of such a command (numkeys at argv[at]); none if numkeys is bad (the command
 // then replies its error wherever it runs).
 void numkeys_keys(std::span<const std::string_view> argv, size_t at, std::vector<size_t>& out);
+// The key finders of LMPOP/ZMPOP (numkeys at argv[1]) and BLMPOP/BZMPOP (at argv[2]).
+void numkeys_at1_keys(std::span<const std::string_view> argv, std::vector<size_t>& out);
+void numkeys_at2_keys(std::span<const std::string_view> argv, std::vector<size_t>& out);
+// The optional [COUNT count] that ends LMPOP/ZMPOP and their blocking forms, from argv[from]
+// (count 1 without it), with Redis's error replies.
+bool parse_mpop_count_or_reply(CommandContext& ctx, size_t from, int64_t& count);
 // Nothing to serve now: block (re-run later) or, where a client cannot block (MULTI, scripts),
 // answer as a timeout does: a null array, or a null bulk for BLMOVE/BRPOPLPUSH. A woken re-run
 // that still finds nothing leaves the client blocked.

@@ -32,9 +32,10 @@ bool list_lookup_or_reply(CommandContext& ctx, std::string_view key, bool read, 
 List& list_create(CommandContext& ctx, std::string_view key);
 
 // Pushes `elements` in order at the head (LPUSH order: the last ends up first) or the tail,
-// logs the effect and publishes "lpush"/"rpush". REQUIRES: the key holds a list or nothing.
-void list_push_logged(CommandContext& ctx, std::string_view key, bool head,
-                      const std::vector<std::string_view>& elements);
+// logs the effect and publishes "lpush"/"rpush"; returns the list's new length. REQUIRES: the
+// key holds a list or nothing.
+size_t list_push_logged(CommandContext& ctx, std::string_view key, bool head,
+                        const std::vector<std::string_view>& elements);
 
 // Pops up to `count` elements from the head or tail of l (under key) into `out`, logs the
 // effect, publishes "lpop"/"rpop" and, once the list is empty, deletes the key ("del").

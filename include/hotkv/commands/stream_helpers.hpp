@@ -29,8 +29,6 @@ inline constexpr const char* kStreamBadId =
     "ERR Invalid stream ID specified as stream command argument";
 inline constexpr const char* kStreamBadStart = "ERR invalid start ID for the interval";
 inline constexpr const char* kStreamBadEnd = "ERR invalid end ID for the interval";
-inline constexpr const char* kTimeoutNegative = "ERR timeout is negative";
-inline constexpr const char* kTimeoutRange = "ERR timeout is out of range";
 
 }  // namespace err
 
