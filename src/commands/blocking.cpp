@@ -42,7 +42,7 @@ void schedule_serving(Engine& engine, Shard& owner) {
 }  // namespace
 
 void signal_written_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
-                         Engine& engine, Shard& shard, bool multi_shard) {
+                         Engine& engine, Shard& shard, bool multi_shard, uint32_t db) {
   if (!engine.any_blocked()) {
     return;
   }
@@ -61,7 +61,7 @@ void signal_written_keys(const CommandSpec& spec, std::span<const std::string_vi
   Table::key_indexes(spec, argv, idx);
   for (size_t i : idx) {
     Shard& owner = multi_shard ? engine.shard(engine.shard_of(argv[i])) : shard;
-    if (!owner.blocking().empty() && owner.blocking().signal(argv[i])) {
+    if (!owner.blocking().empty() && owner.blocking().signal(db, argv[i])) {
       schedule_serving(engine, owner);
     }
   }
@@ -73,7 +73,7 @@ void signal_key_written(CommandContext& ctx, std::string_view key) {
     return;
   }
   Shard& owner = ctx.multi_shard ? engine.shard(engine.shard_of(key)) : ctx.shard;
-  if (!owner.blocking().empty() && owner.blocking().signal(key)) {
+  if (!owner.blocking().empty() && owner.blocking().signal(ctx.db_index, key)) {
     schedule_serving(engine, owner);
   }
 }
@@ -100,7 +100,7 @@ std::string rerun_blocked(Engine& engine, Shard& shard, BlockedClient& c, std::s
   CommandContext::BlockRequest again;
   again.ready_key = key;
   std::vector<std::string_view> views(c.argv.begin(), c.argv.end());
-  execute_command(*c.spec, views, engine, shard, false, nullptr, w, &again, true);
+  execute_command(*c.spec, views, engine, shard, false, nullptr, c.db, w, &again, true);
   if (again.requested || out.empty()) {
     return {};
   }
@@ -113,8 +113,9 @@ std::string rerun_blocked(Engine& engine, Shard& shard, BlockedClient& c, std::s
 void serve_blocked(Engine& engine, Shard& shard) {
   BlockingRegistry& reg = shard.blocking();
   reg.serve_posted = false;
-  for (const std::string& key : reg.take_ready()) {
-    auto* list = reg.waiters(key);
+  for (const BlockingRegistry::ReadyKey& ready : reg.take_ready()) {
+    const std::string& key = ready.key;
+    auto* list = reg.waiters(ready.db, key);
     if (list == nullptr) {
       continue;
     }
@@ -145,7 +146,7 @@ void serve_blocked(Engine& engine, Shard& shard) {
       }
       complete_blocked(shard, *c, WakeResult{WakeKind::kReply, std::move(out)});
     }
-    reg.prune(key);
+    reg.prune(ready.db, key);
   }
 }
 

@@ -171,9 +171,14 @@ void cmd_select(CommandContext& ctx) {
   if (!ctx.int_arg_or_reply(1, db)) {
     return;
   }
-  if (db != 0) {
+  if (db < 0 || db >= static_cast<int64_t>(ctx.shard.db_count())) {
     ctx.error(err::kDbIndexRange);
     return;
+  }
+  // Inside a script there is no session: the script's own database changes (lua_redis_api).
+  if (ctx.session != nullptr) {
+    ctx.session->db = static_cast<uint32_t>(db);
+    ctx.session->info->db.store(static_cast<uint32_t>(db), std::memory_order_relaxed);
   }
   ctx.reply.ok();
 }
@@ -188,6 +193,8 @@ void cmd_reset(CommandContext& ctx) {
   clear_transaction(*ctx.session);
   ctx.session->resp = 2;
   ctx.session->info->resp.store(2, std::memory_order_relaxed);
+  ctx.session->db = 0;
+  ctx.session->info->db.store(0, std::memory_order_relaxed);
   ctx.session->reply_mode = ReplyMode::kOn;
   ctx.session->skip_this_reply = false;
   ctx.session->authenticated = ctx.engine.config().requirepass().empty();
@@ -481,7 +488,7 @@ void register_connection(Table& t) {
   t.add({"ECHO",    2, kConn, no_keys(), cmd_echo, "connection", "ECHO message", "Returns the given string."});
   t.add({"HELLO",  -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_hello, "connection", "HELLO [protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the server: selects the protocol version, authenticates, names the client."});
   t.add({"AUTH",   -2, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_auth, "connection", "AUTH [username] password", "Authenticates the connection."});
-  t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database (only database 0 exists)."});
+  t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database."});
   t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
   t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
   t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|NO-EVICT|REPLY|HELP [arguments]", "Inspects and controls client connections."});

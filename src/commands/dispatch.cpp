@@ -45,16 +45,20 @@ void note_logged(CommandContext& ctx, size_t shard) {
   }
 }
 
+// The log of the key's shard, its open record switched to the command's database.
 ShardLog& log_for(CommandContext& ctx, std::string_view key) {
-  if (!ctx.multi_shard) {
-    return ctx.shard.log();
+  ShardLog* log = &ctx.shard.log();
+  if (ctx.multi_shard) {
+    size_t owner = ctx.engine.shard_of(key);
+    log = &ctx.engine.shard(owner).log();
+    if (log->enabled()) {
+      note_logged(ctx, owner);
+    }
   }
-  size_t owner = ctx.engine.shard_of(key);
-  ShardLog& log = ctx.engine.shard(owner).log();
-  if (log.enabled()) {
-    note_logged(ctx, owner);
+  if (log->enabled()) {
+    log->record().select(ctx.db_index);
   }
-  return log;
+  return *log;
 }
 
 }  // namespace
@@ -77,7 +81,7 @@ void CommandContext::log_put(std::string_view key) {
 }
 
 void CommandContext::notify(uint32_t type_flag, std::string_view event, std::string_view key) {
-  engine.notify_keyspace_event(type_flag, event, key);
+  engine.notify_keyspace_event(db_index, type_flag, event, key);
 }
 
 bool CommandContext::logging(std::string_view key) {
@@ -106,12 +110,22 @@ void CommandContext::log_expire(std::string_view key, int64_t at_ms) {
   }
 }
 
-void CommandContext::log_flush(Shard& s) {
+void CommandContext::log_flush(Shard& s, uint32_t db) {
   if (s.log().enabled()) {
     if (multi_shard) {
       note_logged(*this, s.id());
     }
+    s.log().record().select(db);
     s.log().record().add_flush();
+  }
+}
+
+void CommandContext::log_swapdb(Shard& s, uint32_t a, uint32_t b) {
+  if (s.log().enabled()) {
+    if (multi_shard) {
+      note_logged(*this, s.id());
+    }
+    s.log().record().add_swapdb(a, b);
   }
 }
 
@@ -276,8 +290,8 @@ void close_records(Engine& engine, const std::vector<size_t>& shards) {
 
 void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
-                     ReplyWriter& reply, CommandContext::BlockRequest* block, bool woken,
-                     std::vector<size_t>* open_logs) {
+                     uint32_t db, ReplyWriter& reply, CommandContext::BlockRequest* block,
+                     bool woken, std::vector<size_t>* open_logs) {
   if (shard.serving_while_busy() && !allowed_while_script_busy(spec, argv)) {
     // Reached while a busy script lets other handlers of its thread run (a batch from another
     // thread sent before the script turned busy, a woken blocked client): the script's
@@ -296,6 +310,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      .session = session,
                      .spec = spec,
                      .now_ms = frozen ? frozen_now_ms : engine.now_ms(),
+                     .db_index = db,
                      .scratch = {},
                      .block_request = block,
                      .woken = woken,
@@ -331,7 +346,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   // Blocked readers re-run after writes (their own re-runs excepted: a read that finds
   // nothing must not wake the others again).
   if ((spec.flags & kWrite) != 0 && (spec.flags & kBlocking) == 0 && !failed) {
-    signal_written_keys(spec, argv, engine, shard, multi_shard);
+    signal_written_keys(spec, argv, engine, shard, multi_shard, db);
     forget_soldout_beacons(spec, argv, engine, shard, multi_shard);
   }
 }

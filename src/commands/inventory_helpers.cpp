@@ -154,15 +154,7 @@ const CommandSpec& expiry_spec() {
 
 // Blocked XREAD/XREADGROUP readers of the events stream re-run, as after an XADD.
 void wake_stream_readers(CommandContext& ctx, std::string_view stream_key) {
-  if (!ctx.engine.any_blocked()) {
-    return;
-  }
-  const CommandSpec* xadd = ctx.engine.table().find("XADD");
-  if (xadd == nullptr) {
-    return;
-  }
-  std::array<std::string_view, 2> argv{"XADD", stream_key};
-  signal_written_keys(*xadd, argv, ctx.engine, ctx.shard, ctx.multi_shard);
+  signal_key_written(ctx, stream_key);
 }
 
 struct HoldInfo {
@@ -356,26 +348,33 @@ std::optional<size_t> expire_due_holds(Engine& engine, Shard& shard, int64_t now
                      .block_request = nullptr,
                      .woken = false,
                      .logged_shards = {}};
-  Keyspace& ks = shard.keyspace();
-  size_t fired =
-      ks.advance_holds(now_ms, max_items, [&](std::string_view key, std::string_view id) {
-        Value* v = ks.find(key, now_ms);
-        if (v == nullptr || v->type() != ValueType::kInventory) {
-          return;  // deleted or replaced since: a stale entry
-        }
-        Inventory& inv = *v->inventory();
-        const Hold* h = inv.find_raw(id);
-        if (h == nullptr) {
-          return;
-        }
-        if (Inventory::due(*h, now_ms)) {
-          settle_hold(ctx, key, inv, id, HoldState::kExpired);
-        } else if (h->state != HoldState::kHeld && h->purge_at_ms <= now_ms) {
-          // Not logged: the purge time is in the log already, and replay drops the record the
-          // same way once loaded.
-          inv.purge(id);
-        }
-      });
+  size_t fired = 0;
+  for (uint32_t db = 0; db < shard.db_count() && fired < max_items; ++db) {
+    Keyspace& ks = shard.keyspace(db);
+    if (ks.hold_entries() == 0) {
+      continue;
+    }
+    ctx.db_index = db;
+    fired +=
+        ks.advance_holds(now_ms, max_items - fired, [&](std::string_view key, std::string_view id) {
+          Value* v = ks.find(key, now_ms);
+          if (v == nullptr || v->type() != ValueType::kInventory) {
+            return;  // deleted or replaced since: a stale entry
+          }
+          Inventory& inv = *v->inventory();
+          const Hold* h = inv.find_raw(id);
+          if (h == nullptr) {
+            return;
+          }
+          if (Inventory::due(*h, now_ms)) {
+            settle_hold(ctx, key, inv, id, HoldState::kExpired);
+          } else if (h->state != HoldState::kHeld && h->purge_at_ms <= now_ms) {
+            // Not logged: the purge time is in the log already, and replay drops the record
+            // the same way once loaded.
+            inv.purge(id);
+          }
+        });
+  }
   // One record for the batch; written now, since no connection's reply will flush it.
   shard.log().end_record(0, 1);
   shard.log().flush_if_needed();

@@ -40,7 +40,10 @@ void on_every_shard(Engine& engine, Shard& here, F fn) {
 }  // namespace
 
 void offer_soldout_beacon(CommandContext& ctx, std::string_view key, Inventory& inv) {
-  if (ctx.multi_shard || ctx.engine.shard_count() < 2 || inv.hold_records() > kMaxBeaconRecords) {
+  // Items of database 0 only: the client's thread then answers only clients of database 0
+  // (Connection::handle), and no key of another database can be mistaken for the item.
+  if (ctx.multi_shard || ctx.engine.shard_count() < 2 || ctx.db_index != 0 ||
+      inv.hold_records() > kMaxBeaconRecords) {
     return;
   }
   if (inv.beacon() != nullptr && inv.beacon()->alive()) {
@@ -86,7 +89,7 @@ bool answer_soldout_here(const CommandSpec& spec, std::span<const std::string_vi
     return false;
   }
   reply.error(soldout_error(argv[1], available, a.qty));
-  InventoryStats& stats = here.keyspace().inventory_stats();
+  InventoryStats& stats = here.keyspace(0).inventory_stats();
   KeyspaceStats::bump(stats.rejected_soldout);
   KeyspaceStats::bump(stats.soldout_answered_here);
   count_command(spec, engine, here, mono_us() - start, true);

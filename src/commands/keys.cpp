@@ -1,9 +1,10 @@
 // Generic key commands: DEL, UNLINK, EXISTS, TOUCH, TYPE, RENAME, RENAMENX, COPY, KEYS, SCAN,
-// RANDOMKEY, OBJECT, DBSIZE, FLUSHALL/FLUSHDB. Multi-key commands are written once: when keys
-// span shards the dispatcher runs them atomically with the shards parked and ctx.db(key) finds
+// RANDOMKEY, OBJECT (whole databases: databases.cpp). Multi-key commands are written once: when
+// keys span shards the dispatcher runs them atomically with the shards parked and ctx.db(key) finds
 // each key's keyspace, so the result is exactly what single-threaded Redis would give.
 #include <random>
 
+#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -14,19 +15,6 @@
 
 namespace hotkv {
 namespace {
-
-// Calls fn(Shard&) for every shard the command may see: all shards when they are parked for
-// a whole-keyspace command, otherwise just the executing one (a single-shard server).
-template <class F>
-void for_each_visible_shard(CommandContext& ctx, F&& fn) {
-  if (!ctx.multi_shard) {
-    fn(ctx.shard);
-    return;
-  }
-  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
-    fn(ctx.engine.shard(i));
-  }
-}
 
 void cmd_del(CommandContext& ctx) {
   int64_t n = 0;
@@ -98,6 +86,7 @@ void cmd_renamenx(CommandContext& ctx) { rename_generic(ctx, true); }
 // COPY source destination [DB destination-db] [REPLACE]
 void cmd_copy(CommandContext& ctx) {
   bool replace = false;
+  uint32_t target = ctx.db_index;
   for (size_t i = 3; i < ctx.argc(); ++i) {
     if (strcasecmp_view(ctx.arg(i), "REPLACE")) {
       replace = true;
@@ -106,10 +95,11 @@ void cmd_copy(CommandContext& ctx) {
       if (!ctx.int_arg_or_reply(++i, db)) {
         return;
       }
-      if (db != 0) {
+      if (db < 0 || db >= static_cast<int64_t>(ctx.shard.db_count())) {
         ctx.error(err::kDbIndexRange);
         return;
       }
+      target = static_cast<uint32_t>(db);
     } else {
       ctx.error(err::kSyntax);
       return;
@@ -117,7 +107,7 @@ void cmd_copy(CommandContext& ctx) {
   }
   std::string_view src = ctx.arg(1);
   std::string_view dst = ctx.arg(2);
-  if (src == dst) {
+  if (src == dst && target == ctx.db_index) {
     ctx.error("ERR source and destination objects are the same");
     return;
   }
@@ -126,14 +116,18 @@ void cmd_copy(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  Keyspace& dst_db = ctx.db(dst);
+  Keyspace& dst_db = ctx.db(dst, target);
   if (!replace && dst_db.find(dst, ctx.now_ms) != nullptr) {
     ctx.reply.integer(0);
     return;
   }
   dst_db.put(dst, v->clone());
-  ctx.log_put(dst);
-  ctx.notify(kNotifyGeneric, "copy_to", dst);
+  {
+    ScopedDb in_target(ctx, target);  // the copy is logged and announced in its database
+    ctx.log_put(dst);
+    ctx.notify(kNotifyGeneric, "copy_to", dst);
+    signal_key_written(ctx, dst);
+  }
   ctx.reply.integer(1);
 }
 
@@ -142,7 +136,7 @@ void cmd_keys(CommandContext& ctx) {
   bool all = pattern == "*";
   std::vector<std::string> found;
   for_each_visible_shard(ctx, [&](Shard& s) {
-    s.keyspace().dict().for_each([&](const std::string& key, Value& v) {
+    s.keyspace(ctx.db_index).dict().for_each([&](const std::string& key, Value& v) {
       if (v.has_expiry() && v.expire_at_ms() <= ctx.now_ms) {
         return;
       }
@@ -214,7 +208,7 @@ void cmd_scan(CommandContext& ctx) {
   uint64_t next = 0;
   while (true) {
     Shard& s = ctx.multi_shard ? ctx.engine.shard(shard_index) : ctx.shard;
-    Keyspace& ks = s.keyspace();
+    Keyspace& ks = s.keyspace(ctx.db_index);
     do {
       table_cursor = ks.dict().scan(table_cursor, [&](const std::string& key, Value& v) {
         if (v.has_expiry() && v.expire_at_ms() <= ctx.now_ms) {
@@ -253,29 +247,29 @@ void cmd_scan(CommandContext& ctx) {
 
 void cmd_randomkey(CommandContext& ctx) {
   thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::vector<Shard*> candidates;
+  std::vector<Keyspace*> candidates;
   for_each_visible_shard(ctx, [&](Shard& s) {
-    if (s.keyspace().size() > 0) {
-      candidates.push_back(&s);
+    if (s.keyspace(ctx.db_index).size() > 0) {
+      candidates.push_back(&s.keyspace(ctx.db_index));
     }
   });
   // Expired keys found on the way are skipped; bounded so a keyspace of only expired keys
   // cannot loop for long.
   for (int attempt = 0; attempt < 100 && !candidates.empty(); ++attempt) {
     uint64_t total = 0;
-    for (Shard* s : candidates) {
-      total += s->keyspace().size();
+    for (Keyspace* ks : candidates) {
+      total += ks->size();
     }
     uint64_t pick = rng() % total;
-    Shard* chosen = candidates.back();
-    for (Shard* s : candidates) {
-      if (pick < s->keyspace().size()) {
-        chosen = s;
+    Keyspace* chosen = candidates.back();
+    for (Keyspace* ks : candidates) {
+      if (pick < ks->size()) {
+        chosen = ks;
         break;
       }
-      pick -= s->keyspace().size();
+      pick -= ks->size();
     }
-    auto* e = chosen->keyspace().dict().random_entry(rng);
+    auto* e = chosen->dict().random_entry(rng);
     if (e == nullptr) {
       continue;
     }
@@ -326,30 +320,6 @@ void cmd_object(CommandContext& ctx) {
   }
 }
 
-void cmd_dbsize(CommandContext& ctx) {
-  uint64_t n = 0;
-  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
-    n += ctx.engine.shard(i).keyspace().stats().keys.load(std::memory_order_relaxed);
-  }
-  ctx.reply.integer(static_cast<int64_t>(n));
-}
-
-void cmd_flushall(CommandContext& ctx) {
-  if (ctx.argc() > 2 || (ctx.argc() == 2 && !strcasecmp_view(ctx.arg(1), "SYNC") &&
-                         !strcasecmp_view(ctx.arg(1), "ASYNC"))) {
-    ctx.error(err::kSyntax);
-    return;
-  }
-  for_each_visible_shard(ctx, [&ctx](Shard& s) {
-    int64_t now = ctx.now_ms;
-    s.watches().touch_existing(
-        [&s, now](std::string_view key) { return s.keyspace().find(key, now) != nullptr; });
-    s.keyspace().clear();
-    ctx.log_flush(s);
-  });
-  ctx.reply.ok();
-}
-
 // OBJECT's key is its third argument, present only for the subcommands that take one.
 void object_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
   if (argv.size() == 3) {
@@ -373,9 +343,6 @@ void register_keys(Table& t) {
   t.add({"SCAN",      -2, kReadOnly | kAllShards, no_keys(), cmd_scan, "generic", "SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]", "Iterates over the key names in the database."});
   t.add({"RANDOMKEY",  1, kReadOnly | kAllShards, no_keys(), cmd_randomkey, "generic", "RANDOMKEY", "Returns a random key name from the database."});
   t.add({"OBJECT",    -2, kReadOnly, key_finder(2, 2, 1, object_keys), cmd_object, "generic", "OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key", "Inspects the internals of a value (ENCODING, FREQ, IDLETIME, REFCOUNT, HELP)."});
-  t.add({"DBSIZE",     1, kReadOnly | kFast, no_keys(), cmd_dbsize, "server", "DBSIZE", "Returns the number of keys in the database."});
-  t.add({"FLUSHALL",  -1, kWrite | kAllShards, no_keys(), cmd_flushall, "server", "FLUSHALL [ASYNC|SYNC]", "Removes all keys from all databases."});
-  t.add({"FLUSHDB",   -1, kWrite | kAllShards, no_keys(), cmd_flushall, "server", "FLUSHDB [ASYNC|SYNC]", "Remove all keys from the current database."});
   // clang-format on
 }
 

@@ -160,12 +160,14 @@ void info_stats(CommandContext& ctx, std::string& out) {
     carried += s.cross_thread_commands().load(std::memory_order_relaxed);
     net_in += s.net_input_bytes().load(std::memory_order_relaxed);
     net_out += s.net_output_bytes().load(std::memory_order_relaxed);
-    const KeyspaceStats& st = s.keyspace().stats();
     commands += s.commands_processed().load(std::memory_order_relaxed);
-    hits += st.hits.load(std::memory_order_relaxed);
-    misses += st.misses.load(std::memory_order_relaxed);
-    expired += st.expired.load(std::memory_order_relaxed);
-    backlog += st.backlog.load(std::memory_order_relaxed);
+    for (uint32_t db = 0; db < s.db_count(); ++db) {
+      const KeyspaceStats& st = s.keyspace(db).stats();
+      hits += st.hits.load(std::memory_order_relaxed);
+      misses += st.misses.load(std::memory_order_relaxed);
+      expired += st.expired.load(std::memory_order_relaxed);
+      backlog += st.backlog.load(std::memory_order_relaxed);
+    }
   }
   ServerStats& ss = ctx.engine.stats();
   out += fmt::format(
@@ -228,17 +230,20 @@ void info_commandstats(CommandContext& ctx, std::string& out) {
   out += "\r\n";
 }
 
+// One line per database that holds keys, as Redis.
 void info_keyspace(CommandContext& ctx, std::string& out) {
-  uint64_t keys = 0;
-  uint64_t expires = 0;
-  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
-    const KeyspaceStats& st = ctx.engine.shard(i).keyspace().stats();
-    keys += st.keys.load(std::memory_order_relaxed);
-    expires += st.expires.load(std::memory_order_relaxed);
-  }
   out += "# Keyspace\r\n";
-  if (keys > 0) {
-    out += fmt::format("db0:keys={},expires={},avg_ttl=0\r\n", keys, expires);
+  for (uint32_t db = 0; db < ctx.shard.db_count(); ++db) {
+    uint64_t keys = 0;
+    uint64_t expires = 0;
+    for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+      const KeyspaceStats& st = ctx.engine.shard(i).keyspace(db).stats();
+      keys += st.keys.load(std::memory_order_relaxed);
+      expires += st.expires.load(std::memory_order_relaxed);
+    }
+    if (keys > 0) {
+      out += fmt::format("db{}:keys={},expires={},avg_ttl=0\r\n", db, keys, expires);
+    }
   }
   out += "\r\n";
 }
@@ -248,8 +253,10 @@ void info_inventory(CommandContext& ctx, std::string& out) {
   auto sum = [&](std::atomic<uint64_t> InventoryStats::*field) {
     uint64_t n = 0;
     for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
-      const InventoryStats& st = ctx.engine.shard(i).keyspace().inventory_stats();
-      n += (st.*field).load(std::memory_order_relaxed);
+      Shard& s = ctx.engine.shard(i);
+      for (uint32_t db = 0; db < s.db_count(); ++db) {
+        n += (s.keyspace(db).inventory_stats().*field).load(std::memory_order_relaxed);
+      }
     }
     return n;
   };
@@ -343,11 +350,13 @@ void cmd_config(CommandContext& ctx) {
   } else if (strcasecmp_view(sub, "RESETSTAT") && ctx.argc() == 2) {
     for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
       Shard& s = ctx.engine.shard(i);
-      KeyspaceStats& st = s.keyspace().stats();
-      st.hits.store(0);
-      st.misses.store(0);
-      st.expired.store(0);
-      s.keyspace().inventory_stats().reset();
+      for (uint32_t db = 0; db < s.db_count(); ++db) {
+        KeyspaceStats& st = s.keyspace(db).stats();
+        st.hits.store(0);
+        st.misses.store(0);
+        st.expired.store(0);
+        s.keyspace(db).inventory_stats().reset();
+      }
       s.commands_processed().store(0);
       s.net_input_bytes().store(0);
       s.net_output_bytes().store(0);

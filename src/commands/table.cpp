@@ -73,6 +73,7 @@ const Table& command_table() {
     register_server(t);
     register_strings(t);
     register_keys(t);
+    register_databases(t);
     register_expire(t);
     register_connection(t);
     register_persistence(t);

@@ -56,7 +56,9 @@ void cmd_watch(CommandContext& ctx) {
   // Registering from this thread is safe (the registry has its own lock), and it is complete
   // before the reply leaves, so every change made after WATCH returns is seen.
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    ctx.engine.shard(ctx.engine.shard_of(ctx.arg(i))).watches().add(ctx.arg(i), session.watch);
+    ctx.engine.shard(ctx.engine.shard_of(ctx.arg(i)))
+        .watches()
+        .add(session.db, ctx.arg(i), session.watch);
   }
   ctx.reply.ok();
 }

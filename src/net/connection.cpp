@@ -294,7 +294,7 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
     batches_.resize(engine_.shard_count());
   }
   size_t before = batches_[shard].arg_bytes();
-  batches_[shard].add(spec, args_);
+  batches_[shard].add(spec, args_, session_.db);
   window_bytes_ += batches_[shard].arg_bytes() - before;
   window_.push_back(static_cast<uint16_t>(shard));
   if (shard != shard_) {
@@ -303,7 +303,7 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
 }
 
 void Connection::add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards) {
-  atomic_run_.add(spec, args_);
+  atomic_run_.add(spec, args_, session_.db);
   for (size_t sh : shards) {
     auto at = std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh);
     if (at == atomic_shards_.end() || *at != sh) {
@@ -563,7 +563,8 @@ asio::awaitable<bool> Connection::process_input() {
     // elsewhere, so that replies keep their order.
     const size_t answer_mark = out_.size();
     bool answered = false;
-    if (route.kind == RouteKind::kRemote && window_.empty() && atomic_run_.empty()) {
+    if (route.kind == RouteKind::kRemote && window_.empty() && atomic_run_.empty() &&
+        session_.db == 0) {  // beacons are for items of database 0
       ReplyWriter w(out_, session_.resp);
       answered = answer_soldout_here(*spec, args_, engine_, engine_.shard(shard_), w);
     }
@@ -613,7 +614,8 @@ asio::awaitable<bool> Connection::process_input() {
       }
     } else if (route.kind == RouteKind::kLocal) {
       ReplyWriter w(out_, session_.resp);
-      execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, w);
+      execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
+                      w);
     } else if (route.kind == RouteKind::kRemote) {
       // A reply that is suppressed still runs where its keys live, alone.
       add_to_window(route.shard, *spec);

@@ -44,7 +44,7 @@ std::optional<std::string> execute_or_register(Engine& engine, Shard& shard,
   ReplyWriter w(out, c->proto);
   CommandContext::BlockRequest req;
   std::vector<std::string_view> views(argv.begin(), argv.end());
-  execute_command(*c->spec, views, engine, shard, false, nullptr, w, &req, false);
+  execute_command(*c->spec, views, engine, shard, false, nullptr, c->db, w, &req, false);
   if (!req.requested) {
     shard.log().flush_if_needed();  // the reply may leave this thread
     return out;
@@ -117,6 +117,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
     auto c = std::make_shared<BlockedClient>();
     c->spec = &spec;
     c->proto = session_.resp;
+    c->db = session_.db;
     c->on_wake = [weak, conn_io](WakeResult r) {
       asio::post(*conn_io, [weak, r = std::move(r)]() mutable {
         if (auto self = weak.lock()) {
@@ -138,8 +139,8 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         ReplyWriter w(out, c->proto);
         CommandContext::BlockRequest req;
         std::vector<std::string_view> views(argv.begin(), argv.end());
-        execute_command(*c->spec, views, *engine, engine->shard(home), true, nullptr, w, &req,
-                        false);
+        execute_command(*c->spec, views, *engine, engine->shard(home), true, nullptr, c->db, w,
+                        &req, false);
         engine->flush_all_logs();
         if (!req.requested) {
           return out;
@@ -225,7 +226,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
       // write to the key.
       for (const std::string& k : c->keys) {
         Shard* s = &engine_.shard(engine_.shard_of(k));
-        asio::post(s->io(), [s, k] { s->blocking().prune(k); });
+        asio::post(s->io(), [s, k, db = c->db] { s->blocking().prune(db, k); });
       }
     }
 

@@ -75,8 +75,11 @@ asio::awaitable<std::string> Connection::exec_transaction() {
 
   Engine* engine = &engine_;
   ClientSession* session = &session_;
-  auto run = [engine, session, proto, &txn, &watch](size_t exec_shard, bool multi_shard) {
+  uint32_t start_db = session_.db;
+  auto run = [engine, session, proto, start_db, &txn, &watch](size_t exec_shard, bool multi_shard) {
     std::string replies;
+    // A SELECT queued in the transaction moves the commands after it to its database.
+    uint32_t db = start_db;
     ReplyWriter w(replies, proto);
     // Checked where the commands run, with their shards idle: no write can slip in between.
     if (watch && watch->dirty.load(std::memory_order_acquire)) {
@@ -89,8 +92,11 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     for (const QueuedCommand& q : txn.queue) {
       argv.assign(q.args.begin(), q.args.end());
       ClientSession* s = (q.spec->flags & kConnection) != 0 ? session : nullptr;
-      execute_command(*q.spec, argv, *engine, engine->shard(exec_shard), multi_shard, s, w,
+      execute_command(*q.spec, argv, *engine, engine->shard(exec_shard), multi_shard, s, db, w,
                       nullptr, false, &logged);
+      if (s != nullptr) {
+        db = s->db;  // runs on the client's own thread (needs_home)
+      }
     }
     close_records(*engine, logged);
     // The replies leave only once the whole transaction is written (and synced with always).

@@ -46,6 +46,7 @@ bool get_bytes(std::string_view in, size_t& pos, std::string& out) {
 void RecordEncoder::open() {
   start_ = out_.size();
   count_ = 0;
+  db_ = 0;
   open_ = true;
   out_.append(kRecordFrame + kRecordBodyHeader, '\0');
 }
@@ -81,6 +82,21 @@ void RecordEncoder::add_expire(std::string_view key, int64_t at_ms) {
 
 void RecordEncoder::add_flush() { add_key(EffectKind::kFlush, ""); }
 
+void RecordEncoder::select(uint32_t db) {
+  if (db == db_) {
+    return;
+  }
+  add_key(EffectKind::kSelect, "");
+  put_le<uint32_t>(out_, db);
+  db_ = db;
+}
+
+void RecordEncoder::add_swapdb(uint32_t a, uint32_t b) {
+  add_key(EffectKind::kSwapDb, "");
+  put_le<uint32_t>(out_, a);
+  put_le<uint32_t>(out_, b);
+}
+
 void RecordEncoder::add_op(std::string_view key, uint16_t op,
                            std::span<const std::string_view> args) {
   add_key(EffectKind::kOp, key);
@@ -113,6 +129,9 @@ void encode_record(const Record& r, std::string& out) {
   RecordEncoder enc(out);
   enc.open();
   for (const Effect& e : r.effects) {
+    if (e.kind != EffectKind::kSwapDb) {
+      enc.select(e.db);
+    }
     switch (e.kind) {
       case EffectKind::kPut:
         if (e.is_int) {
@@ -135,6 +154,12 @@ void encode_record(const Record& r, std::string& out) {
         enc.add_op(e.key, e.op, views);
         break;
       }
+      case EffectKind::kSwapDb:
+        enc.add_swapdb(e.db, e.db2);
+        break;
+      case EffectKind::kSelect:
+        enc.select(e.db);
+        break;
     }
   }
   enc.close(r.txn_id, r.parts);
@@ -153,12 +178,14 @@ bool RecordDecoder::decode_body(std::string_view body, Record& out) {
     return false;
   }
   out.effects.reserve(count);
+  uint32_t db = 0;
   for (uint32_t i = 0; i < count; ++i) {
     if (pos >= body.size()) {
       return false;
     }
     Effect e;
     e.kind = static_cast<EffectKind>(body[pos++]);
+    e.db = db;
     if (!get_bytes(body, pos, e.key)) {
       return false;
     }
@@ -207,6 +234,16 @@ bool RecordDecoder::decode_body(std::string_view body, Record& out) {
         }
         break;
       }
+      case EffectKind::kSelect:
+        if (!get_le(body, pos, db)) {
+          return false;
+        }
+        continue;
+      case EffectKind::kSwapDb:
+        if (!get_le(body, pos, e.db) || !get_le(body, pos, e.db2)) {
+          return false;
+        }
+        break;
       default:
         return false;
     }

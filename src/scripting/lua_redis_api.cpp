@@ -24,6 +24,7 @@ extern "C" {
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/util/numbers.hpp"
 #include "hotkv/util/sha1.hpp"
 
 namespace hotkv {
@@ -180,8 +181,10 @@ bool command_allowed_in_scripts(const CommandSpec& spec) {
   if ((spec.flags & (kNoScript | kPubSub)) != 0) {
     return false;
   }
-  // Connection commands need a session, which a script has not; PING and ECHO need none.
-  return (spec.flags & kConnection) == 0 || spec.name == "PING" || spec.name == "ECHO";
+  // Connection commands need a session, which a script has not; PING and ECHO need none, and
+  // SELECT changes only the script's own database (as on Redis 7: not the caller's).
+  return (spec.flags & kConnection) == 0 || spec.name == "PING" || spec.name == "ECHO" ||
+         spec.name == "SELECT";
 }
 
 // XREAD/XREADGROUP with a BLOCK option: Redis 7 refuses these in a script with an error of
@@ -301,8 +304,12 @@ int run_command(lua_State* L, LuaVm& vm) {
   std::string& out = sc.reply;
   out.clear();
   ReplyWriter w(out, call->resp);
-  execute_command(*spec, argv, ctx.engine, ctx.shard, ctx.multi_shard, nullptr, w, nullptr,
-                  false, &call->logged);
+  execute_command(*spec, argv, ctx.engine, ctx.shard, ctx.multi_shard, nullptr, ctx.db_index, w,
+                  nullptr, false, &call->logged);
+  if (spec->name == "SELECT" && out == "+OK\r\n") {
+    // Validated by the handler: the script's later calls run in that database.
+    ctx.db_index = static_cast<uint32_t>(*parse_int64(argv[1]));
+  }
   // The arguments have served: drop them before the reply goes on the stack, so a call with
   // thousands of arguments (unpack of a big table) leaves room for its reply.
   lua_settop(L, 0);

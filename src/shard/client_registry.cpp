@@ -65,12 +65,13 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   int64_t age = (now_ms - info.created_ms) / 1000;
   int64_t idle = (now_ms - info.last_interaction_ms.load(std::memory_order_relaxed)) / 1000;
   return fmt::format(
-      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db=0 sub=0 psub=0 ssub=0 "
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 "
       "multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
       "tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={} "
       "thread={}",
       info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle,
-      no_evict ? "e" : "N", info.query_buffer.load(std::memory_order_relaxed),
+      no_evict ? "e" : "N", info.db.load(std::memory_order_relaxed),
+      info.query_buffer.load(std::memory_order_relaxed),
       info.output_buffer.load(std::memory_order_relaxed), cmd_name,
       info.resp.load(std::memory_order_relaxed), lib_name, lib_ver,
       info.shard.load(std::memory_order_relaxed));

@@ -17,12 +17,16 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {
-    shards_.push_back(std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_));
+    auto databases = static_cast<size_t>(config.databases.load());
+    shards_.push_back(
+        std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_, databases));
     // "expired" events come from the deletion itself (the timing wheel's, or a lookup's),
     // so they follow the deadline closely.
-    shards_.back()->keyspace().set_expired_hook([this](std::string_view key) {
-      notify_keyspace_event(kNotifyExpired, "expired", key);
-    });
+    for (uint32_t db = 0; db < databases; ++db) {
+      shards_.back()->keyspace(db).set_expired_hook([this](uint32_t at, std::string_view key) {
+        notify_keyspace_event(at, kNotifyExpired, "expired", key);
+      });
+    }
   }
 }
 
@@ -171,24 +175,25 @@ void Engine::unlock(const std::vector<size_t>& order) {
 
 Engine::~Engine() = default;
 
-void Engine::notify_keyspace_event(uint32_t type_flag, std::string_view event,
+void Engine::notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
                                    std::string_view key) {
   // Every change to a key is announced here (expiry included), so this is also where WATCH
   // learns of it; the caller runs on the key's shard (or with it parked).
   // One shard: no hash of the key needed to find its registry.
   Shard& owner = shards_.size() == 1 ? *shards_[0] : shard(shard_of(key));
-  owner.watches().touch(key);
+  owner.watches().touch(db, key);
   uint32_t flags = config_.notify_keyspace_events.load(std::memory_order_relaxed);
   if ((flags & type_flag) == 0 || pubsub_.idle()) {
     return;
   }
   std::string channel;
+  std::string at = std::to_string(db);
   if ((flags & kNotifyKeyspace) != 0) {
-    channel.append("__keyspace@0__:").append(key);
+    channel.append("__keyspace@").append(at).append("__:").append(key);
     pubsub_.publish(channel, event);
   }
   if ((flags & kNotifyKeyevent) != 0) {
-    channel.assign("__keyevent@0__:").append(event);
+    channel.assign("__keyevent@").append(at).append("__:").append(event);
     pubsub_.publish(channel, key);
   }
 }

@@ -7,7 +7,7 @@
 
 namespace hotkv {
 
-Keyspace::Keyspace(int64_t now_ms) : wheel_(now_ms), holds_wheel_(now_ms) {}
+Keyspace::Keyspace(int64_t now_ms, uint32_t db) : wheel_(now_ms), holds_wheel_(now_ms), db_(db) {}
 
 Value* Keyspace::find(std::string_view key, int64_t now_ms) {
   Value* v = dict_.find(key);
@@ -98,9 +98,18 @@ void Keyspace::erase_expired(std::string_view key) {
   if (erase(key)) {
     KeyspaceStats::bump(stats_.expired);
     if (on_expired_) {
-      on_expired_(key);
+      on_expired_(db_, key);
     }
   }
+}
+
+void Keyspace::swap_contents(Keyspace& other) {
+  std::swap(dict_, other.dict_);
+  std::swap(wheel_, other.wheel_);
+  std::swap(holds_wheel_, other.holds_wheel_);
+  std::swap(expires_, other.expires_);
+  publish_sizes();
+  other.publish_sizes();
 }
 
 void Keyspace::clear() {

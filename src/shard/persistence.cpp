@@ -50,9 +50,47 @@ bool read_file(const std::string& path, std::string& out, std::string& error) {
   return true;
 }
 
-void apply_op(Keyspace& ks, LoadOp& op, size_t shard_id, size_t shard_count, int64_t now,
-              uint64_t& expired) {
+// SWAPDB replayed on a shard: the keys of databases a and b that the writing shard owned
+// (under the layout the log was written with) trade places.
+void apply_swapdb(Shard& sh, const LoadOp& op, size_t shard_count) {
+  uint32_t a = op.effect.db;
+  uint32_t b = op.effect.db2;
+  if (op.old_count == shard_count) {
+    if (op.old_shard == sh.id()) {
+      sh.swap_dbs(a, b);
+    }
+    return;
+  }
+  auto take = [&](Keyspace& ks) {
+    std::vector<std::pair<std::string, Value>> out;
+    ks.dict().for_each([&](const std::string& key, Value& v) {
+      if (key_shard(key, op.old_count) == op.old_shard) {
+        out.emplace_back(key, std::move(v));
+      }
+    });
+    for (const auto& kv : out) {
+      ks.erase(kv.first);
+    }
+    return out;
+  };
+  auto from_a = take(sh.keyspace(a));
+  auto from_b = take(sh.keyspace(b));
+  for (auto& kv : from_a) {
+    sh.keyspace(b).put(kv.first, std::move(kv.second));
+  }
+  for (auto& kv : from_b) {
+    sh.keyspace(a).put(kv.first, std::move(kv.second));
+  }
+}
+
+void apply_op(Shard& sh, LoadOp& op, size_t shard_count, int64_t now, uint64_t& expired) {
   Effect& e = op.effect;
+  size_t shard_id = sh.id();
+  if (e.kind == EffectKind::kSwapDb) {
+    apply_swapdb(sh, op, shard_count);
+    return;
+  }
+  Keyspace& ks = sh.keyspace(e.db);
   switch (e.kind) {
     case EffectKind::kPut: {
       if (e.at_ms != kNoExpiry && e.at_ms <= now) {
@@ -108,6 +146,9 @@ void apply_op(Keyspace& ks, LoadOp& op, size_t shard_id, size_t shard_count, int
       }
       return;
     }
+    case EffectKind::kSelect:  // consumed by the decoder
+    case EffectKind::kSwapDb:
+      return;
   }
 }
 
@@ -266,7 +307,7 @@ std::string Persistence::load_and_open() {
     asio::post(sh->io(), [sh, n, now, ops = std::move(batches[shard]), counters]() mutable {
       uint64_t local_expired = 0;
       for (LoadOp& op : ops) {
-        apply_op(sh->keyspace(), op, sh->id(), n, now, local_expired);
+        apply_op(*sh, op, n, now, local_expired);
       }
       counters->expired.fetch_add(local_expired);
       counters->in_flight.fetch_sub(1);
@@ -301,7 +342,13 @@ std::string Persistence::load_and_open() {
         ++load_stats_.records;
         for (Effect& e : r.effects) {
           ++load_stats_.effects;
-          if (e.kind == EffectKind::kFlush) {
+          size_t databases = engine_.shard(0).db_count();
+          if (e.db >= databases || (e.kind == EffectKind::kSwapDb && e.db2 >= databases)) {
+            return "append-only file " + path + " holds keys of database " +
+                   std::to_string(std::max(e.db, e.db2)) + ", but databases is " +
+                   std::to_string(databases) + ": start with a larger databases setting";
+          }
+          if (e.kind == EffectKind::kFlush || e.kind == EffectKind::kSwapDb) {
             for (size_t s = 0; s < n; ++s) {
               batches[s].push_back(LoadOp{e, static_cast<uint32_t>(old_shard),
                                           static_cast<uint32_t>(seg.shards)});

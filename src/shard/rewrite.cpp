@@ -41,6 +41,7 @@ namespace {
     bool ok = true;
     // Records of about 1,000 effects keep both memory and a torn tail's cost small; a large
     // aggregate is cut into several records too.
+    uint32_t db = 0;
     auto cut = [&] {
       if (enc.count() >= 1000) {
         enc.close(0, 1);
@@ -49,15 +50,24 @@ namespace {
           buf.clear();
         }
         enc.open();
+        enc.select(db);  // a record starts in database 0
       }
     };
-    engine.shard(s).keyspace().dict().for_each([&](const std::string& key, Value& v) {
-      if (!ok || (v.has_expiry() && v.expire_at_ms() <= now)) {
-        return;
+    Shard& shard = engine.shard(s);
+    for (db = 0; db < shard.db_count(); ++db) {
+      Keyspace& ks = shard.keyspace(db);
+      if (ks.size() == 0) {
+        continue;
       }
-      encode_value(enc, key, v, scratch, cut);
-      cut();
-    });
+      enc.select(db);
+      ks.dict().for_each([&](const std::string& key, Value& v) {
+        if (!ok || (v.has_expiry() && v.expire_at_ms() <= now)) {
+          return;
+        }
+        encode_value(enc, key, v, scratch, cut);
+        cut();
+      });
+    }
     if (enc.count() > 0) {
       enc.close(0, 1);
     } else {

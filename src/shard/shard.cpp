@@ -12,14 +12,16 @@
 
 namespace hotkv {
 
-Shard::Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms)
-    : id_(id),
-      io_(io),
-      keyspace_(now_ms),
-      command_stats_(new CommandStat[command_count]),
-      timer_(io) {
-  keyspace_.set_schedule_hook([this](int64_t deadline) { arm_expiry(deadline); });
+Shard::Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms,
+             size_t databases)
+    : id_(id), io_(io), command_stats_(new CommandStat[command_count]), timer_(io) {
+  for (size_t db = 0; db < databases; ++db) {
+    dbs_.push_back(std::make_unique<Keyspace>(now_ms, static_cast<uint32_t>(db)));
+    dbs_.back()->set_schedule_hook([this](int64_t deadline) { arm_expiry(deadline); });
+  }
 }
+
+void Shard::swap_dbs(uint32_t a, uint32_t b) { dbs_[a]->swap_contents(*dbs_[b]); }
 
 int64_t Shard::now_ms() const { return manual_clock_ != nullptr ? *manual_clock_ : unix_ms(); }
 
@@ -61,10 +63,22 @@ void Shard::run_expiry() {
     return;
   }
   int64_t now = now_ms();
-  keyspace_.expire_due(now, kExpiryBatch);
-  // Holds get a batch of their own, so a mass expiry of keys cannot starve them (or back).
-  bool holds_wait = keyspace_.hold_entries() > 0 && !expire_holds(now, kExpiryBatch);
-  if (keyspace_.expiry_backlog(now) > 0 || (!holds_wait && keyspace_.hold_backlog(now) > 0)) {
+  // Each database's wheel gets a batch per round; holds get a batch of their own, so a mass
+  // expiry of keys cannot starve them (or back).
+  bool more = false;
+  bool any_holds = false;
+  for (auto& ks : dbs_) {
+    ks->expire_due(now, kExpiryBatch);
+    more = more || ks->expiry_backlog(now) > 0;
+    any_holds = any_holds || ks->hold_entries() > 0;
+  }
+  bool holds_wait = any_holds && !expire_holds(now, kExpiryBatch);
+  if (!holds_wait) {
+    for (auto& ks : dbs_) {
+      more = more || ks->hold_backlog(now) > 0;
+    }
+  }
+  if (more) {
     // More is due: continue after the clients queued on this loop had their turn.
     asio::post(io_, [this] {
       if (!stopped_) {
@@ -73,11 +87,20 @@ void Shard::run_expiry() {
     });
     return;
   }
-  std::optional<int64_t> next = keyspace_.next_deadline_hint();
-  std::optional<int64_t> holds =
-      holds_wait ? std::optional<int64_t>(now + kHoldRetryMs) : keyspace_.next_hold_deadline_hint();
-  if (holds && (!next || *holds < *next)) {
-    next = holds;
+  std::optional<int64_t> next;
+  auto earliest = [&next](std::optional<int64_t> t) {
+    if (t && (!next || *t < *next)) {
+      next = t;
+    }
+  };
+  for (auto& ks : dbs_) {
+    earliest(ks->next_deadline_hint());
+    if (!holds_wait) {
+      earliest(ks->next_hold_deadline_hint());
+    }
+  }
+  if (holds_wait) {
+    earliest(now + kHoldRetryMs);
   }
   if (next) {
     arm_expiry(*next <= now ? now + 1 : *next);

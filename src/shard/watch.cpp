@@ -10,14 +10,18 @@ namespace {
 constexpr size_t kPruneEvery = 1024;
 }  // namespace
 
-void WatchRegistry::add(std::string_view key, const std::shared_ptr<WatchFlag>& flag) {
+void WatchRegistry::add(uint32_t db, std::string_view key, const std::shared_ptr<WatchFlag>& flag) {
   std::lock_guard lock(mutex_);
   if (++adds_since_prune_ >= kPruneEvery) {
     prune_locked();
   }
-  auto it = keys_.find(key);
-  if (it == keys_.end()) {
-    it = keys_.emplace(std::string(key), std::vector<std::weak_ptr<WatchFlag>>{}).first;
+  if (db >= dbs_.size()) {
+    dbs_.resize(db + 1);
+  }
+  KeyMap& keys = dbs_[db];
+  auto it = keys.find(key);
+  if (it == keys.end()) {
+    it = keys.emplace(std::string(key), std::vector<std::weak_ptr<WatchFlag>>{}).first;
   }
   for (const auto& w : it->second) {
     if (w.lock() == flag) {
@@ -25,13 +29,25 @@ void WatchRegistry::add(std::string_view key, const std::shared_ptr<WatchFlag>& 
     }
   }
   it->second.push_back(flag);
-  watched_.store(keys_.size(), std::memory_order_release);
+  publish_count_locked();
 }
 
-void WatchRegistry::touch_slow(std::string_view key) {
+void WatchRegistry::publish_count_locked() {
+  size_t n = 0;
+  for (const auto& keys : dbs_) {
+    n += keys.size();
+  }
+  watched_.store(n, std::memory_order_release);
+}
+
+void WatchRegistry::touch_slow(uint32_t db, std::string_view key) {
   std::lock_guard lock(mutex_);
-  auto it = keys_.find(key);
-  if (it == keys_.end()) {
+  if (db >= dbs_.size()) {
+    return;
+  }
+  KeyMap& keys = dbs_[db];
+  auto it = keys.find(key);
+  if (it == keys.end()) {
     return;
   }
   for (const auto& w : it->second) {
@@ -39,13 +55,20 @@ void WatchRegistry::touch_slow(std::string_view key) {
       f->dirty.store(true, std::memory_order_release);
     }
   }
-  keys_.erase(it);
-  watched_.store(keys_.size(), std::memory_order_release);
+  keys.erase(it);
+  publish_count_locked();
 }
 
 void WatchRegistry::prune_locked() {
   adds_since_prune_ = 0;
-  for (auto it = keys_.begin(); it != keys_.end();) {
+  for (KeyMap& keys : dbs_) {
+    prune_map(keys);
+  }
+  publish_count_locked();
+}
+
+void WatchRegistry::prune_map(KeyMap& keys) {
+  for (auto it = keys.begin(); it != keys.end();) {
     auto& v = it->second;
     v.erase(std::remove_if(v.begin(), v.end(),
                            [](const std::weak_ptr<WatchFlag>& w) {
@@ -53,9 +76,8 @@ void WatchRegistry::prune_locked() {
                              return !f || f->dirty.load(std::memory_order_relaxed);
                            }),
             v.end());
-    it = v.empty() ? keys_.erase(it) : std::next(it);
+    it = v.empty() ? keys.erase(it) : std::next(it);
   }
-  watched_.store(keys_.size(), std::memory_order_release);
 }
 
 }  // namespace hotkv

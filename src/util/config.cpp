@@ -105,7 +105,7 @@ Config::Config() {
   add_string("logfile", logfile_, false);
   // Compatibility settings that tools such as redis-benchmark read at start-up.
   add_string("save", save_, true);
-  add_string("databases", databases_, false);
+  add_int("databases", databases, 1, kMaxDatabases, false, false);
   // A running server switches the log when appendonly changes (set_appendonly_hook).
   add_enum("appendonly", appendonly_, {"yes", "no"}, true, [this](const std::string& v) {
     std::function<std::string(bool)> hook;

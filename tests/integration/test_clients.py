@@ -462,11 +462,10 @@ def select_db(t, srv):
 
 
 @case
-@hotkv_only("hotkv has a single database; redis-server has 16")
-def select_db1_rejected(t, srv):
-    """SELECT 1 → ERR DB index is out of range."""
+def select_past_the_last_database_rejected(t, srv):
+    """SELECT 16 → ERR DB index is out of range (databases 16); the connection stays usable."""
     with srv.raw() as c:
-        expect_error(c.call("SELECT", "1"), "ERR DB index is out of range")
+        expect_error(c.call("SELECT", "16"), "ERR DB index is out of range")
         assert c.call("PING") == "PONG"
 
 

@@ -17,7 +17,7 @@ void replay(const std::string& log, TestServer& dst) {
   DecodeStatus st;
   while ((st = dec.next(r)) == DecodeStatus::kOk) {
     for (const Effect& e : r.effects) {
-      Keyspace& ks = dst.engine().shard(dst.engine().shard_of(e.key)).keyspace();
+      Keyspace& ks = dst.engine().shard(dst.engine().shard_of(e.key)).keyspace(e.db);
       std::string err;
       switch (e.kind) {
         case EffectKind::kOp:
@@ -37,6 +37,12 @@ void replay(const std::string& log, TestServer& dst) {
           ks.put(e.key, std::move(v));
           break;
         }
+        case EffectKind::kFlush:
+          ks.clear();
+          break;
+        case EffectKind::kSwapDb:
+          dst.engine().shard(0).swap_dbs(e.db, e.db2);
+          break;
         default:
           FAIL("unexpected effect kind");
       }
@@ -64,7 +70,7 @@ std::string LogFile::contents() {
 }
 
 std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoints) {
-  Value* v = s.engine().shard(0).keyspace().find(key, s.now());
+  Value* v = s.engine().shard(0).keyspace(0).find(key, s.now());
   REQUIRE(v != nullptr);
   std::string buf;
   RecordEncoder enc(buf);
@@ -90,7 +96,7 @@ bool apply_op(TestServer& s, uint16_t code, std::vector<std::string> args, std::
   e.op = code;
   e.args = std::move(args);
   std::string err;
-  bool ok = apply_op_effect(s.engine().shard(0).keyspace(), e, s.now(), err);
+  bool ok = apply_op_effect(s.engine().shard(0).keyspace(0), e, s.now(), err);
   CHECK(ok == err.empty());
   return ok;
 }

@@ -52,10 +52,11 @@ std::string TestServer::run(const std::vector<std::string>& argv) {
   route_command(*spec, views, *engine_, 0, route, scratch);
   switch (route.kind) {
     case RouteKind::kLocal:
-      execute_command(*spec, views, *engine_, engine_->shard(0), false, &session_, w);
+      execute_command(*spec, views, *engine_, engine_->shard(0), false, &session_, session_.db, w);
       break;
     case RouteKind::kRemote:
-      execute_command(*spec, views, *engine_, engine_->shard(route.shard), false, nullptr, w);
+      execute_command(*spec, views, *engine_, engine_->shard(route.shard), false, nullptr,
+                      session_.db, w);
       break;
     case RouteKind::kAtomic: {
       // Every shard lives on this thread, so they are trivially "parked"; the ones the
@@ -65,7 +66,7 @@ std::string TestServer::run(const std::vector<std::string>& argv) {
       std::sort(held.begin(), held.end());
       held.erase(std::unique(held.begin(), held.end()), held.end());
       Engine::HeldShards scope(&held);
-      execute_command(*spec, views, *engine_, engine_->shard(0), true, &session_, w);
+      execute_command(*spec, views, *engine_, engine_->shard(0), true, &session_, session_.db, w);
       break;
     }
   }
@@ -85,7 +86,9 @@ void TestServer::advance(int64_t ms) { now_ms_ += ms; }
 size_t TestServer::expire_cycle(size_t max) {
   size_t n = 0;
   for (size_t i = 0; i < engine_->shard_count(); ++i) {
-    n += engine_->shard(i).keyspace().expire_due(now_ms_, max);
+    for (uint32_t db = 0; db < engine_->shard(i).db_count(); ++db) {
+      n += engine_->shard(i).keyspace(db).expire_due(now_ms_, max);
+    }
     // Inventory holds: the same hook the shard's expiry timer runs.
     n += engine_->shard(i).expire_holds(now_ms_, max).value_or(0);
   }

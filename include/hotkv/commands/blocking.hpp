@@ -21,8 +21,9 @@ struct CommandContext;
 // of argv (or every waited key, for a whole-keyspace command) as ready on their owning
 // shards and schedules serving there. Cheap when nobody is blocked. Runs on the executing
 // thread, with the owners parked if they are other shards.
+// The keys are in database `db`.
 void signal_written_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
-                         Engine& engine, Shard& shard, bool multi_shard);
+                         Engine& engine, Shard& shard, bool multi_shard, uint32_t db);
 
 // A command that writes `key` without the dispatcher signalling it (a blocking command's
 // push: BLMOVE's destination) marks it ready, so whoever waits on it is served next.

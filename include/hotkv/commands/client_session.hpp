@@ -39,6 +39,7 @@ struct ClientSession {
   std::set<std::string, std::less<>> patterns;
   size_t subscriptions() const { return channels.size() + patterns.size(); }
   int resp = 2;
+  uint32_t db = 0;  // SELECT's database; also published in info->db for CLIENT LIST
   bool authenticated = false;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool skip_this_reply = false;  // CLIENT REPLY SKIP applies to the next command only

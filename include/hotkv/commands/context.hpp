@@ -29,15 +29,19 @@ struct CommandContext {
   ClientSession* session;  // non-null only for kConnection commands
   const CommandSpec& spec;
   int64_t now_ms;
+  // The client's selected database (SELECT): every key this command names is in it.
+  uint32_t db_index = 0;
 
   size_t argc() const { return argv.size(); }
   std::string_view arg(size_t i) const { return argv[i]; }
 
-  Keyspace& db(std::string_view key) {
+  Keyspace& db(std::string_view key) { return db(key, db_index); }
+  // The same key's shard, database `index` (MOVE, COPY ... DB).
+  Keyspace& db(std::string_view key, uint32_t index) {
     if (!multi_shard) {
-      return shard.keyspace();
+      return shard.keyspace(index);
     }
-    return engine.shard(engine.shard_of(key)).keyspace();
+    return engine.shard(engine.shard_of(key)).keyspace(index);
   }
 
   void error(std::string_view text) { reply.error(text); }
@@ -60,8 +64,10 @@ struct CommandContext {
   bool logging(std::string_view key);
   // The key's deadline is now at_ms (kNoExpiry: it has none).
   void log_expire(std::string_view key, int64_t at_ms);
-  // Every key of `s` is gone (FLUSHALL logs this on each shard).
-  void log_flush(Shard& s);
+  // Every key of database `db` on `s` is gone (FLUSHDB and FLUSHALL log this on each shard).
+  void log_flush(Shard& s, uint32_t db);
+  // Databases a and b of `s` traded places (SWAPDB logs this on each shard).
+  void log_swapdb(Shard& s, uint32_t a, uint32_t b);
   // Keyspace notification (notify-keyspace-events): publishes `event` for `key` if the
   // class `type_flag` (a NotifyFlag) is enabled. Call after mutating, like the log.
   void notify(uint32_t type_flag, std::string_view event, std::string_view key);
@@ -96,6 +102,35 @@ struct CommandContext {
   // Shards whose logs received effects during a multi-shard command (only those are parked,
   // so only those may be touched when the records are closed).
   std::vector<size_t> logged_shards;
+};
+
+// Calls fn(Shard&) for every shard a whole-keyspace command (kAllShards) may see: all shards
+// when they are parked for it, otherwise just the executing one (a single-shard server).
+template <class F>
+void for_each_visible_shard(CommandContext& ctx, F&& fn) {
+  if (!ctx.multi_shard) {
+    fn(ctx.shard);
+    return;
+  }
+  for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
+    fn(ctx.engine.shard(i));
+  }
+}
+
+// While alive, the command works in database `db` (COPY ... DB, MOVE: the key they write
+// lives in another database than the client's), so db(key), the log and notifications agree.
+class ScopedDb {
+ public:
+  ScopedDb(CommandContext& ctx, uint32_t db) : ctx_(ctx), saved_(ctx.db_index) {
+    ctx.db_index = db;
+  }
+  ~ScopedDb() { ctx_.db_index = saved_; }
+  ScopedDb(const ScopedDb&) = delete;
+  ScopedDb& operator=(const ScopedDb&) = delete;
+
+ private:
+  CommandContext& ctx_;
+  uint32_t saved_;
 };
 
 }  // namespace hotkv

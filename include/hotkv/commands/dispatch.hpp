@@ -43,7 +43,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
                    Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch);
 
 // Runs the handler on `shard` (or, with multi_shard, with all involved shards parked) and
-// records statistics.
+// records statistics. `db` is the client's selected database: the command's keys are in it.
 // `block` (optional) lets a blocking command ask to wait instead of replying; `woken` marks a
 // re-run of a blocked command (see CommandContext).
 // `open_logs` (optional, for EXEC and scripts): leave this command's log records open so that
@@ -51,7 +51,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
 // hold effects; the caller closes them with close_records().
 void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
-                     ReplyWriter& reply, CommandContext::BlockRequest* block = nullptr,
+                     uint32_t db, ReplyWriter& reply, CommandContext::BlockRequest* block = nullptr,
                      bool woken = false, std::vector<size_t>* open_logs = nullptr);
 
 // The per-command statistics execute_command keeps (calls, time, failures), for a command

@@ -8,6 +8,7 @@ class Table;
 void register_server(Table& t);   // server administration: INFO, CONFIG, COMMAND, ...
 void register_strings(Table& t);  // strings and counters
 void register_keys(Table& t);     // generic key commands
+void register_databases(Table& t);  // DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, MOVE
 void register_expire(Table& t);   // TTLs
 void register_persistence(Table& t);  // BGREWRITEAOF, SAVE, BGSAVE, LASTSAVE
 void register_connection(Table& t);  // HELLO, AUTH, CLIENT, SELECT, QUIT, RESET

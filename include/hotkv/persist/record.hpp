@@ -23,6 +23,10 @@ enum class EffectKind : uint8_t {
   // the operation; shard/op_effects.hpp applies it. Aggregates are never logged whole per
   // write.
   kOp = 5,
+  // The effects after it in the same record are in database `db` (a record starts in 0).
+  // Consumed by the decoder: decoded effects carry their database in Effect::db instead.
+  kSelect = 6,
+  kSwapDb = 7,  // databases `db` and `db2` of this shard traded places (SWAPDB)
 };
 
 struct Effect {
@@ -34,6 +38,8 @@ struct Effect {
   int64_t at_ms = -1;
   uint16_t op = 0;                // kOp only
   std::vector<std::string> args;  // kOp only
+  uint32_t db = 0;                // the database the effect applies to (SELECT's index)
+  uint32_t db2 = 0;               // kSwapDb only: the other database
 };
 
 struct Record {
@@ -57,6 +63,10 @@ class RecordEncoder {
   void add_expire(std::string_view key, int64_t at_ms);
   void add_flush();
   void add_op(std::string_view key, uint16_t op, std::span<const std::string_view> args);
+  // The next effects apply to database `db`: writes a kSelect effect when it differs from the
+  // open record's current database.
+  void select(uint32_t db);
+  void add_swapdb(uint32_t a, uint32_t b);
   uint32_t count() const { return count_; }
   bool is_open() const { return open_; }
   // Patches the frame; the record is then complete in the buffer.
@@ -73,6 +83,7 @@ class RecordEncoder {
   std::string& out_;
   size_t start_ = 0;
   uint32_t count_ = 0;
+  uint32_t db_ = 0;
   bool open_ = false;
 };
 

@@ -43,6 +43,7 @@ struct BlockedClient {
   const CommandSpec* spec = nullptr;
   std::vector<std::string> argv;  // the command to re-run (ids resolved)
   std::vector<std::string> keys;  // the keys it waits on
+  uint32_t db = 0;                // their database (the client's SELECT when it blocked)
   int proto = 2;
   bool in_place = true;           // all keys on `shard`; else the several-shard retry mode
   size_t shard = 0;
@@ -80,21 +81,27 @@ struct BlockedClient {
 // One shard's waiters. Owner thread only (or a coordinator while the owner is parked).
 class BlockingRegistry {
  public:
-  bool empty() const { return by_key_.empty(); }
+  bool empty() const { return waiting_keys_ == 0; }
   void add(const std::shared_ptr<BlockedClient>& c);
   // Drops finished clients from the key's list; removes the key when nobody waits on it.
-  void prune(std::string_view key);
+  void prune(uint32_t db, std::string_view key);
   void remove(const BlockedClient& c);
 
-  // A write touched `key`: if anyone waits on it, remember it as ready. Returns true if the
-  // key became ready (the caller schedules serving).
-  bool signal(std::string_view key);
+  // A write touched `key` of database `db`: if anyone waits on it, remember it as ready.
+  // Returns true if the key became ready (the caller schedules serving).
+  bool signal(uint32_t db, std::string_view key);
+  // Every waited-on key of `db` is ready (FLUSHDB, SWAPDB).
+  bool signal_db(uint32_t db);
   // Every waited-on key is ready (FLUSHALL).
   bool signal_all();
+  struct ReadyKey {
+    uint32_t db;
+    std::string key;
+  };
   // Takes the ready keys (serving may make new ones ready; they go to the next round).
-  std::vector<std::string> take_ready();
+  std::vector<ReadyKey> take_ready();
   // The waiters on key in arrival order, or nullptr.
-  std::deque<std::shared_ptr<BlockedClient>>* waiters(std::string_view key);
+  std::deque<std::shared_ptr<BlockedClient>>* waiters(uint32_t db, std::string_view key);
   // Every client still registered (shutdown).
   std::vector<std::shared_ptr<BlockedClient>> all() const;
   size_t blocked_count() const;
@@ -106,10 +113,13 @@ class BlockingRegistry {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, std::deque<std::shared_ptr<BlockedClient>>, Hash,
-                     std::equal_to<>>
-      by_key_;
-  std::vector<std::string> ready_;
+  using KeyMap = std::unordered_map<std::string, std::deque<std::shared_ptr<BlockedClient>>, Hash,
+                                    std::equal_to<>>;
+  KeyMap* map_of(uint32_t db) { return db < by_db_.size() ? &by_db_[db] : nullptr; }
+  void erase_key(KeyMap& keys, KeyMap::iterator it);
+  std::vector<KeyMap> by_db_;  // by database index, grown on first use
+  size_t waiting_keys_ = 0;
+  std::vector<ReadyKey> ready_;
 };
 
 }  // namespace hotkv

@@ -25,6 +25,7 @@ struct ClientInfo {
   int64_t created_ms = 0;
   std::atomic<int64_t> last_interaction_ms{0};
   std::atomic<int> resp{2};
+  std::atomic<uint32_t> db{0};            // the selected database (SELECT), for CLIENT LIST
   std::atomic<int64_t> last_command{-1};  // command table id
   std::atomic<uint64_t> query_buffer{0};
   std::atomic<uint64_t> output_buffer{0};

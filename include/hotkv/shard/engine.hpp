@@ -89,8 +89,9 @@ class Engine {
   // shared_ptr: the shard layer does not know the type it destroys.
   void set_scripts(std::shared_ptr<ScriptStore> s) { scripts_ = std::move(s); }
   // Publishes a keyspace notification (notify-keyspace-events) if its class is enabled and
-  // anybody listens. Any thread.
-  void notify_keyspace_event(uint32_t type_flag, std::string_view event, std::string_view key);
+  // anybody listens, on database `db`'s channels. Any thread.
+  void notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
+                             std::string_view key);
   int64_t start_unix_ms() const { return start_unix_ms_; }
   // True if some client may be blocked on keys (writes then check the shards' registries).
   bool any_blocked() const {

@@ -57,7 +57,13 @@ struct InventoryStats {
 
 class Keyspace {
  public:
-  explicit Keyspace(int64_t now_ms);
+  // `db`: the database this keyspace is (SELECT's index).
+  Keyspace(int64_t now_ms, uint32_t db);
+
+  uint32_t db() const { return db_; }
+  // SWAPDB: the keys, their deadlines and holds trade places with `other`'s. The keyspace
+  // objects stay where they are, so INFO on another thread never sees one replaced.
+  void swap_contents(Keyspace& other);
 
   // Lookup for reading: a missing or expired key is a miss (and an expired one is deleted).
   Value* find_read(std::string_view key, int64_t now_ms);
@@ -103,8 +109,9 @@ class Keyspace {
 
   // Called with every newly scheduled deadline so the owner can arm its timer.
   void set_schedule_hook(std::function<void(int64_t)> hook) { on_schedule_ = std::move(hook); }
-  // Called with every key deleted because its deadline passed (keyspace notifications).
-  void set_expired_hook(std::function<void(std::string_view)> hook) {
+  // Called with the database and every key deleted because its deadline passed (keyspace
+  // notifications).
+  void set_expired_hook(std::function<void(uint32_t, std::string_view)> hook) {
     on_expired_ = std::move(hook);
   }
 
@@ -131,7 +138,8 @@ class Keyspace {
   KeyspaceStats stats_;
   InventoryStats inventory_stats_;
   std::function<void(int64_t)> on_schedule_;
-  std::function<void(std::string_view)> on_expired_;
+  std::function<void(uint32_t, std::string_view)> on_expired_;
+  uint32_t db_;
 };
 
 // A hold entry's wheel key: the item key's length (4 bytes, little-endian), the item key, then

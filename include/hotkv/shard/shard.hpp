@@ -31,14 +31,20 @@ struct CommandStat {
 
 class Shard {
  public:
-  // `command_count` sizes the per-command statistics. `now_ms` seeds the timing wheel.
-  Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms);
+  // `command_count` sizes the per-command statistics. `now_ms` seeds the timing wheels.
+  // `databases`: how many keyspaces (SELECT indexes) this shard keeps, each with this shard's
+  // slice of its keys.
+  Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms, size_t databases);
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
 
   size_t id() const { return id_; }
   asio::io_context& io() { return io_; }
-  Keyspace& keyspace() { return keyspace_; }
+  // Database `db`'s slice on this shard. REQUIRES: db < db_count().
+  Keyspace& keyspace(uint32_t db) { return *dbs_[db]; }
+  size_t db_count() const { return dbs_.size(); }
+  // SWAPDB on this shard: the two databases' contents trade places.
+  void swap_dbs(uint32_t a, uint32_t b);
   ShardLog& log() { return log_; }
   ShardLock& lock() { return lock_; }
   // Clients blocked on this shard's keys (owner thread, or a coordinator while parked).
@@ -120,7 +126,7 @@ class Shard {
 
   size_t id_;
   asio::io_context& io_;
-  Keyspace keyspace_;
+  std::vector<std::unique_ptr<Keyspace>> dbs_;
   ShardLog log_;
   ShardLock lock_;
   BlockingRegistry blocking_;

@@ -37,6 +37,13 @@ class SoldOutIndex {
     auto it = beacons_.find(absl::string_view(key.data(), key.size()));
     return it == beacons_.end() ? nullptr : it->second;
   }
+  // SWAPDB of database 0 (the only one whose items get beacons): every item may now be
+  // somewhere else, so no beacon may answer for its key any more.
+  void kill_all() {
+    for (auto& kv : beacons_) {
+      kv.second->set_alive(false);
+    }
+  }
   void put(std::string_view key, std::shared_ptr<SoldOutBeacon> b) {
     beacons_.insert_or_assign(std::string(key), std::move(b));
   }

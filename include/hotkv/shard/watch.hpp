@@ -25,23 +25,28 @@ struct WatchFlag {
 
 class WatchRegistry {
  public:
-  void add(std::string_view key, const std::shared_ptr<WatchFlag>& flag);
-  // Marks every watcher of `key` dirty and forgets them (a dirty flag stays dirty).
-  void touch(std::string_view key) {
+  // Keys are watched in a database (the watcher's SELECT at WATCH time).
+  void add(uint32_t db, std::string_view key, const std::shared_ptr<WatchFlag>& flag);
+  // Marks every watcher of `key` in `db` dirty and forgets them (a dirty flag stays dirty).
+  void touch(uint32_t db, std::string_view key) {
     if (watched_.load(std::memory_order_acquire) != 0) {
-      touch_slow(key);
+      touch_slow(db, key);
     }
   }
-  // FLUSHALL/FLUSHDB, before the keys go: every watcher of a key for which existed(key) is
-  // true (as Redis, a flush does not touch a watched key that was not there); the others stay
-  // registered.
+  // FLUSHALL/FLUSHDB/SWAPDB, before the keys go: every watcher of a key of `db` for which
+  // existed(key) is true (as Redis, a flush does not touch a watched key that was not there);
+  // the others stay registered.
   template <class F>
-  void touch_existing(F&& existed) {
+  void touch_existing(uint32_t db, F&& existed) {
     if (watched_.load(std::memory_order_acquire) == 0) {
       return;
     }
     std::lock_guard lock(mutex_);
-    for (auto it = keys_.begin(); it != keys_.end();) {
+    if (db >= dbs_.size()) {
+      return;
+    }
+    auto& keys = dbs_[db];
+    for (auto it = keys.begin(); it != keys.end();) {
       if (!existed(std::string_view(it->first))) {
         ++it;
         continue;
@@ -51,24 +56,27 @@ class WatchRegistry {
           f->dirty.store(true, std::memory_order_release);
         }
       }
-      it = keys_.erase(it);
+      it = keys.erase(it);
     }
-    watched_.store(keys_.size(), std::memory_order_release);
+    publish_count_locked();
   }
   // Keys with at least one registration (possibly of a client that has gone since).
   size_t watched_keys() const { return watched_.load(std::memory_order_acquire); }
 
  private:
-  void touch_slow(std::string_view key);
+  void touch_slow(uint32_t db, std::string_view key);
   void prune_locked();
+  void publish_count_locked();
 
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::mutex mutex_;
-  std::unordered_map<std::string, std::vector<std::weak_ptr<WatchFlag>>, Hash, std::equal_to<>>
-      keys_;
+  using KeyMap =
+      std::unordered_map<std::string, std::vector<std::weak_ptr<WatchFlag>>, Hash, std::equal_to<>>;
+  void prune_map(KeyMap& keys);
+  std::vector<KeyMap> dbs_;  // by database index, grown on first WATCH there
   std::atomic<size_t> watched_{0};
   size_t adds_since_prune_ = 0;
 };

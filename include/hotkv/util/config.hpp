@@ -50,6 +50,10 @@ class Config {
   std::atomic<int64_t> list_max_listpack_size{-2};
   // Accepted and reported; nodes are not compressed (docs/lists.md says why).
   std::atomic<int64_t> list_compress_depth{0};
+  // Databases (SELECT 0..databases-1), fixed at start-up. Every shard keeps one keyspace per
+  // database, empty ones included (about 22 KB each: their timing wheels), hence the cap.
+  std::atomic<int64_t> databases{16};
+  static constexpr int64_t kMaxDatabases = 1024;
 
   std::string bind() const;
   std::string requirepass() const;
@@ -109,7 +113,6 @@ class Config {
   std::string dir_ = ".";
   std::string appendfilename_ = "appendonly.aof";
   std::string appenddirname_ = "appendonlydir";
-  std::string databases_ = "1";
   std::function<void(const std::string&)> loglevel_hook_;
   std::function<std::string(bool)> appendonly_hook_;
 };

@@ -348,7 +348,7 @@ TEST_CASE("Expiry work is bounded per round and the rest follows", "[inventory]"
   REQUIRE(s.engine().shard(0).expire_holds(s.now(), hotkv::Shard::kExpiryBatch) ==
           hotkv::Shard::kExpiryBatch);
   CHECK(counts(s, "item").available == 2000);
-  CHECK(s.engine().shard(0).keyspace().hold_backlog(s.now()) == 3000);
+  CHECK(s.engine().shard(0).keyspace(0).hold_backlog(s.now()) == 3000);
   CHECK(s.expire_cycle() == 3000);
   CHECK(counts(s, "item") == Counts{5000, 5000, 0, 0, 0});
 }
@@ -388,12 +388,12 @@ TEST_CASE("Settled holds stay answerable for the retention period then are purge
   s.advance(1);  // "paid" was committed 30 s ago: its record is purged
   CHECK(s.expire_cycle() == 1);
   CHECK(s.run({"INV.COMMIT", "item", "paid"}) == error("NOHOLD no hold 'paid' for 'item'"));
-  CHECK(s.engine().shard(0).keyspace().find("item", s.now())->inventory()->hold_records() == 1);
+  CHECK(s.engine().shard(0).keyspace(0).find("item", s.now())->inventory()->hold_records() == 1);
   s.advance(1000);
   CHECK(s.run({"INV.COMMIT", "item", "late"}) == error("NOHOLD no hold 'late' for 'item'"));
   CHECK(s.run({"INV.HOLD", "item", "late"}) == kNil);
   CHECK(s.expire_cycle() == 1);
-  CHECK(s.engine().shard(0).keyspace().find("item", s.now())->inventory()->hold_records() == 0);
+  CHECK(s.engine().shard(0).keyspace(0).find("item", s.now())->inventory()->hold_records() == 0);
   CHECK(counts(s, "item") == Counts{2, 1, 0, 1, 0});
 }
 
@@ -636,7 +636,7 @@ TEST_CASE("INV.AUDIT is empty for healthy items and names every violation", "[in
   e.op = static_cast<uint16_t>(OpCode::kInvReserve);
   e.args = {"h2", "1", "eve", std::to_string(s.now()), std::to_string(s.now() + 1000)};
   std::string err;
-  REQUIRE(hotkv::apply_op_effect(s.engine().shard(s.engine().shard_of("a")).keyspace(), e, s.now(),
+  REQUIRE(hotkv::apply_op_effect(s.engine().shard(s.engine().shard_of("a")).keyspace(0), e, s.now(),
                                  err));
   std::string expected = "*1\r\n" + bulk("'a': owner 'eve' holds 3, above MAXPEROWNER 2");
   CHECK(s.run({"INV.AUDIT"}) == expected);
@@ -705,7 +705,7 @@ TEST_CASE("COPY RENAME and DEL work on inventory keys and their holds", "[invent
   }
   SECTION("FLUSHALL drops items and their wheel entries") {
     CHECK(s.run({"FLUSHALL"}) == kOk);
-    CHECK(s.engine().shard(0).keyspace().hold_entries() == 0);
+    CHECK(s.engine().shard(0).keyspace(0).hold_entries() == 0);
     CHECK(s.run({"DBSIZE"}) == integer(0));
   }
 }

@@ -68,7 +68,7 @@ TEST_CASE("RENAME RENAMENX and COPY keep values and TTLs", "[keys]") {
   CHECK(s.run({"COPY", "fresh", "copy", "REPLACE"}) == integer(1));
   CHECK(s.run({"COPY", "fresh", "fresh"}) ==
         "-ERR source and destination objects are the same\r\n");
-  CHECK(s.run({"COPY", "fresh", "c2", "DB", "1"}) == "-ERR DB index is out of range\r\n");
+  CHECK(s.run({"COPY", "fresh", "c2", "DB", "16"}) == "-ERR DB index is out of range\r\n");
   CHECK(s.run({"GET", "copy"}) == bulk("v"));
   CHECK(s.run({"TTL", "copy"}) == integer(100));
 }

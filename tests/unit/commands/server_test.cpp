@@ -23,7 +23,7 @@ TEST_CASE("PING ECHO SELECT and unknown commands", "[server]") {
   CHECK(s.run({"PING", "a", "b"}) == "-ERR wrong number of arguments for 'ping' command\r\n");
   CHECK(s.run({"ECHO", "x"}) == bulk("x"));
   CHECK(s.run({"SELECT", "0"}) == kOk);
-  CHECK(s.run({"SELECT", "1"}) == "-ERR DB index is out of range\r\n");
+  CHECK(s.run({"SELECT", "16"}) == "-ERR DB index is out of range\r\n");
   CHECK(s.run({"SELECT", "x"}) == "-ERR value is not an integer or out of range\r\n");
   CHECK(s.run({"NOPE", "a", "b"}) ==
         "-ERR unknown command 'NOPE', with args beginning with: 'a' 'b' \r\n");

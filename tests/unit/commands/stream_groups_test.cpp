@@ -56,8 +56,8 @@ std::string run_blockable(TestServer& s, std::vector<std::string> argv,
   hotkv::ReplyWriter w(out, 2);
   const hotkv::CommandSpec* spec = s.engine().table().find(argv[0]);
   REQUIRE(spec != nullptr);
-  hotkv::execute_command(*spec, views, s.engine(), s.engine().shard(0), false, &s.session(), w,
-                         &req, woken);
+  hotkv::execute_command(*spec, views, s.engine(), s.engine().shard(0), false, &s.session(),
+                         s.session().db, w, &req, woken);
   return out;
 }
 

@@ -65,14 +65,29 @@ std::vector<Record> sample_records() {
   Record d;
   d.effects = {op("s", 2, {"1700000000000-0", "order", "7781"}), op("s", 1, {}),
                op("s", 11, {"g", std::string("c\0\n", 3), "5", "1-1", "2"})};
-  return {a, b, c, d};
+  // Effects of several databases in one record (MOVE, COPY ... DB, FLUSHALL, SWAPDB).
+  Record e;
+  Effect in3 = put_str("k", "three");
+  in3.db = 3;
+  Effect back = simple(EffectKind::kDel, "k");
+  Effect flush15 = simple(EffectKind::kFlush, "");
+  flush15.db = 15;
+  Effect swap;
+  swap.kind = EffectKind::kSwapDb;
+  swap.db = 2;
+  swap.db2 = 9;
+  e.effects = {in3, back, flush15, swap, put_int("n", 1)};
+  return {a, b, c, d, e};
 }
 
 bool same(const Effect& x, const Effect& y) {
   if (x.kind == EffectKind::kOp) {
     return y.kind == EffectKind::kOp && x.key == y.key && x.op == y.op && x.args == y.args;
   }
-  return x.kind == y.kind && x.key == y.key && x.is_int == y.is_int &&
+  if (x.kind == EffectKind::kSwapDb) {
+    return y.kind == x.kind && x.db == y.db && x.db2 == y.db2;
+  }
+  return x.kind == y.kind && x.key == y.key && x.db == y.db && x.is_int == y.is_int &&
          (x.is_int ? x.integer == y.integer : x.str == y.str) &&
          (x.kind == EffectKind::kDel || x.kind == EffectKind::kFlush || x.at_ms == y.at_ms);
 }

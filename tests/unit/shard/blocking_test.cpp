@@ -32,23 +32,25 @@ TEST_CASE("Waiters on a key are kept in arrival order", "[blocking]") {
   reg.add(a);
   reg.add(b);
   REQUIRE(reg.blocked_count() == 2);
-  auto* list = reg.waiters("s");
+  auto* list = reg.waiters(0, "s");
   REQUIRE(list != nullptr);
   REQUIRE(list->size() == 2);
   REQUIRE(list->front() == a);
-  REQUIRE(reg.waiters("t")->size() == 1);
-  REQUIRE(reg.waiters("u") == nullptr);
+  REQUIRE(reg.waiters(0, "t")->size() == 1);
+  REQUIRE(reg.waiters(0, "u") == nullptr);
 }
 
 TEST_CASE("Only keys somebody waits on become ready and each only once", "[blocking]") {
   std::vector<WakeKind> log;
   BlockingRegistry reg;
   reg.add(client({"s"}, log));
-  REQUIRE_FALSE(reg.signal("other"));
-  REQUIRE(reg.signal("s"));
-  REQUIRE(reg.signal("s"));
+  REQUIRE_FALSE(reg.signal(0, "other"));
+  REQUIRE(reg.signal(0, "s"));
+  REQUIRE(reg.signal(0, "s"));
   auto ready = reg.take_ready();
-  REQUIRE(ready == std::vector<std::string>{"s"});
+  REQUIRE(ready.size() == 1);
+  REQUIRE(ready[0].db == 0);
+  REQUIRE(ready[0].key == "s");
   REQUIRE(reg.take_ready().empty());
   REQUIRE(reg.signal_all());
   REQUIRE(reg.take_ready().size() == 1);
@@ -63,9 +65,9 @@ TEST_CASE("A client completes exactly once and is pruned afterwards", "[blocking
   REQUIRE_FALSE(a->finish(WakeResult{WakeKind::kTimeout, {}}));
   REQUIRE(log == std::vector<WakeKind>{WakeKind::kReply});
   REQUIRE(reg.blocked_count() == 0);
-  reg.prune("s");
-  REQUIRE(reg.waiters("s") == nullptr);
-  REQUIRE(reg.waiters("t") != nullptr);
+  reg.prune(0, "s");
+  REQUIRE(reg.waiters(0, "s") == nullptr);
+  REQUIRE(reg.waiters(0, "t") != nullptr);
   reg.remove(*a);
   REQUIRE(reg.empty());
 }
@@ -78,7 +80,32 @@ TEST_CASE("Removing a client leaves the others waiting", "[blocking]") {
   reg.add(a);
   reg.add(b);
   reg.remove(*a);
-  REQUIRE(reg.waiters("s")->size() == 1);
-  REQUIRE(reg.waiters("s")->front() == b);
+  REQUIRE(reg.waiters(0, "s")->size() == 1);
+  REQUIRE(reg.waiters(0, "s")->front() == b);
   REQUIRE(reg.all().size() == 1);
+}
+
+TEST_CASE("A key is waited on in its client's database only", "[blocking]") {
+  std::vector<WakeKind> log;
+  BlockingRegistry reg;
+  auto in0 = client({"q"}, log);
+  auto in3 = client({"q"}, log);
+  in3->db = 3;
+  reg.add(in0);
+  reg.add(in3);
+  REQUIRE(reg.waiters(0, "q")->size() == 1);
+  REQUIRE(reg.waiters(3, "q")->front() == in3);
+  REQUIRE(reg.waiters(1, "q") == nullptr);
+  REQUIRE_FALSE(reg.signal(1, "q"));
+  REQUIRE(reg.signal(3, "q"));
+  auto ready = reg.take_ready();
+  REQUIRE(ready.size() == 1);
+  REQUIRE(ready[0].db == 3);
+  REQUIRE(reg.signal_db(0));
+  REQUIRE(reg.take_ready()[0].db == 0);
+  reg.remove(*in3);
+  REQUIRE(reg.waiters(3, "q") == nullptr);
+  REQUIRE_FALSE(reg.empty());
+  reg.remove(*in0);
+  REQUIRE(reg.empty());
 }

@@ -65,7 +65,7 @@ asio::awaitable<void> hop_everywhere(Cluster* c, std::atomic<int>* done, std::at
   for (size_t target = 0; target < c->ios.size(); ++target) {
     auto task = [c, target] {
       // Runs on the target's thread: it may touch that shard's keyspace.
-      c->engine->shard(target).keyspace().put("k", hotkv::Value::from_int(1));
+      c->engine->shard(target).keyspace(0).put("k", hotkv::Value::from_int(1));
       return std::this_thread::get_id();
     };
     std::thread::id ran_on = co_await c->engine->call_on(target, std::move(task));
@@ -87,7 +87,7 @@ asio::awaitable<void> transfer_loop(Cluster* c, size_t home, size_t shards,
       auto read = [c, shards] {
         int64_t sum = 0;
         for (size_t s = 0; s < shards; ++s) {
-          sum += c->engine->shard(s).keyspace().find("balance", 0)->int_value();
+          sum += c->engine->shard(s).keyspace(0).find("balance", 0)->int_value();
         }
         return sum;
       };
@@ -102,8 +102,8 @@ asio::awaitable<void> transfer_loop(Cluster* c, size_t home, size_t shards,
       involved.pop_back();
     }
     auto transfer = [c, a, b] {
-      hotkv::Value* from = c->engine->shard(a).keyspace().find("balance", 0);
-      hotkv::Value* to = c->engine->shard(b).keyspace().find("balance", 0);
+      hotkv::Value* from = c->engine->shard(a).keyspace(0).find("balance", 0);
+      hotkv::Value* to = c->engine->shard(b).keyspace(0).find("balance", 0);
       from->set_int(from->int_value() - 1);
       to->set_int(to->int_value() + 1);
       return 0;
@@ -135,7 +135,7 @@ TEST_CASE("run_atomic moves value between shards without anyone seeing a partial
   std::atomic<int> init{0};
   for (size_t s = 0; s < kShards; ++s) {
     asio::post(*c.ios[s], [&, s] {
-      c.engine->shard(s).keyspace().put("balance", hotkv::Value::from_int(1000));
+      c.engine->shard(s).keyspace(0).put("balance", hotkv::Value::from_int(1000));
       ++init;
     });
   }
@@ -153,7 +153,7 @@ TEST_CASE("run_atomic moves value between shards without anyone seeing a partial
   std::atomic<int> read{0};
   for (size_t s = 0; s < kShards; ++s) {
     asio::post(*c.ios[s], [&, s] {
-      total += c.engine->shard(s).keyspace().find("balance", 0)->int_value();
+      total += c.engine->shard(s).keyspace(0).find("balance", 0)->int_value();
       ++read;
     });
   }

@@ -23,7 +23,7 @@ namespace {
 struct LogFixture {
   std::string path;
   asio::io_context io;
-  Shard shard{0, io, 1, 1'700'000'000'000};
+  Shard shard{0, io, 1, 1'700'000'000'000, 1};
   LogFixture() {
     char tmpl[] = "/tmp/hotkv-group-commit-XXXXXX";
     int fd = ::mkstemp(tmpl);
