@@ -12,8 +12,10 @@
 
 namespace hotkv::bitmap {
 
-// Set bits in `bytes`.
+// Set bits in `bytes` (with the POPCNT instruction when the CPU has it).
 uint64_t popcount(std::string_view bytes);
+// The same without POPCNT (what CPUs without it run; tested on its own).
+uint64_t popcount_portable(std::string_view bytes);
 
 // Set bits among bit positions [first, last]. REQUIRES first <= last < 8 * bytes.size().
 uint64_t count_range(std::string_view bytes, uint64_t first, uint64_t last);

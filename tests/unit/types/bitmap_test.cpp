@@ -56,6 +56,7 @@ TEST_CASE("popcount and count_range agree with counting bit by bit", "[bitmap]")
         total += ref_bit(s, i) ? 1 : 0;
       }
       REQUIRE(bm::popcount(s) == total);
+      REQUIRE(bm::popcount_portable(s) == total);
       for (uint64_t first = 0; first < 8 * n; first += 3) {
         uint64_t expected = 0;
         for (uint64_t last = first; last < 8 * n; ++last) {
