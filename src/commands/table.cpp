@@ -88,6 +88,7 @@ const Table& command_table() {
     register_hashes(t);
     register_zsets(t);
     register_lists(t);
+    register_bitmaps(t);
     return t;
   }();
   return table;

@@ -36,4 +36,21 @@ inline constexpr const char* kNxXxGtLt =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
 inline constexpr const char* kGtLtNx = "ERR GT, LT, and/or NX options at the same time are not compatible";
 
+// Bitmaps, BITFIELD and LCS.
+inline constexpr const char* kBitOffset = "ERR bit offset is not an integer or out of range";
+inline constexpr const char* kBitValue = "ERR bit is not an integer or out of range";
+inline constexpr const char* kBitArgument = "ERR The bit argument must be 1 or 0.";
+inline constexpr const char* kBitopNot = "ERR BITOP NOT must be called with a single source key.";
+inline constexpr const char* kBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+    "i64 is.";
+inline constexpr const char* kBitfieldOverflow = "ERR Invalid OVERFLOW type specified";
+inline constexpr const char* kBitfieldReadOnly = "ERR BITFIELD_RO only supports the GET subcommand";
+inline constexpr const char* kLcsWrongType = "ERR The specified keys must contain string values";
+inline constexpr const char* kLcsLenAndIdx =
+    "ERR If you want both the length and indexes, please just use IDX.";
+inline constexpr const char* kLcsTooLong = "ERR String too long for LCS";
+inline constexpr const char* kLcsMemory =
+    "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+
 }  // namespace hotkv::err

@@ -23,5 +23,6 @@ void register_sets(Table& t);       // sets and set algebra
 void register_hashes(Table& t);     // HSET, HGET, HSCAN, HRANDFIELD, ...
 void register_zsets(Table& t);      // sorted sets
 void register_lists(Table& t);      // lists, their moves and blocking pops
+void register_bitmaps(Table& t);    // SETBIT, BITCOUNT, BITOP, BITFIELD, ... and LCS
 
 }  // namespace hotkv
