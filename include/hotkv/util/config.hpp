@@ -50,6 +50,10 @@ class Config {
   std::atomic<int64_t> list_max_listpack_size{-2};
   // Accepted and reported; nodes are not compressed (docs/lists.md says why).
   std::atomic<int64_t> list_compress_depth{0};
+  // Sorted sets (zset-max-listpack-entries / -value, aliases zset-max-ziplist-*): the sizes up
+  // to which a new zset reports, and behaves as, Redis's listpack encoding (types/zset.hpp).
+  std::atomic<int64_t> zset_max_listpack_entries{128};
+  std::atomic<int64_t> zset_max_listpack_value{64};
 
   std::string bind() const;
   std::string requirepass() const;
