@@ -7,7 +7,9 @@
 // both, as for ZUNIONSTORE).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
