@@ -87,6 +87,7 @@ const Table& command_table() {
     register_sets(t);
     register_hashes(t);
     register_zsets(t);
+    register_geo(t);
     register_lists(t);
     register_bitmaps(t);
     return t;

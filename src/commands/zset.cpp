@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <random>
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
@@ -32,6 +33,44 @@ bool zset_lookup_or_reply(CommandContext& ctx, std::string_view key, bool read, 
   }
   out = v == nullptr ? nullptr : v->zset();
   return true;
+}
+
+std::unique_ptr<ZSet> new_zset(CommandContext& ctx) {
+  const Config& c = ctx.engine.config();
+  return std::make_unique<ZSet>(static_cast<size_t>(c.zset_max_listpack_entries.load()),
+                                static_cast<size_t>(c.zset_max_listpack_value.load()));
+}
+
+void reply_zset(CommandContext& ctx, const ZSet& z, bool withscores) {
+  bool nested = withscores && ctx.reply.proto() == 3;
+  ctx.reply.array(withscores && !nested ? z.size() * 2 : z.size());
+  for (const ZSet::Node* n = z.first(); n != nullptr; n = n->next()) {
+    if (nested) {
+      ctx.reply.array(2);
+    }
+    ctx.reply.bulk(n->member());
+    if (withscores) {
+      ctx.reply.dbl(n->score());
+    }
+  }
+}
+
+void zset_store_logged(CommandContext& ctx, std::string_view dst, std::unique_ptr<ZSet> result,
+                       const char* event) {
+  Keyspace& db = ctx.db(dst);
+  if (result->empty()) {
+    if (db.find(dst, ctx.now_ms) != nullptr && db.erase(dst)) {
+      ctx.log_del(dst);
+      ctx.notify(kNotifyGeneric, "del", dst);
+    }
+    ctx.reply.integer(0);
+    return;
+  }
+  auto size = static_cast<int64_t>(result->size());
+  db.put(dst, Value::from_zset(std::move(result)));
+  ctx.log_put(dst);
+  ctx.notify(kNotifyZset, event, dst);
+  ctx.reply.integer(size);
 }
 
 namespace {
@@ -189,19 +228,9 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Commands.
 
-struct AddFlags {
-  bool nx = false;
-  bool xx = false;
-  bool gt = false;
-  bool lt = false;
-  bool ch = false;
-  bool incr = false;
-};
-
 // ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
 // ZINCRBY key increment member runs the same path as ZADD INCR.
-void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char* event) {
-  std::string_view key = ctx.arg(1);
+void zadd_generic(CommandContext& ctx, size_t first_pair, ZAddFlags f, const char* event) {
   size_t elements = ctx.argc() - first_pair;
   if (elements == 0 || elements % 2 != 0) {
     ctx.error(err::kSyntax);
@@ -221,6 +250,7 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char
     return;
   }
   std::vector<double> scores(elements);
+  std::vector<std::string_view> members(elements);
   for (size_t i = 0; i < elements; ++i) {
     std::optional<double> s = parse_score(ctx.arg(first_pair + 2 * i));
     if (!s) {
@@ -228,7 +258,16 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char
       return;
     }
     scores[i] = *s;
+    members[i] = ctx.arg(first_pair + 2 * i + 1);
   }
+  zadd_apply(ctx, ctx.arg(1), f, std::move(scores), members, event);
+}
+
+}  // namespace
+
+void zadd_apply(CommandContext& ctx, std::string_view key, ZAddFlags f, std::vector<double> scores,
+                const std::vector<std::string_view>& members, const char* event) {
+  size_t elements = scores.size();
   ZSet* z = nullptr;
   if (!zset_lookup_or_reply(ctx, key, false, z)) {
     return;
@@ -245,7 +284,7 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char
   double incr_result = 0;
   bool incr_applied = false;
   if (f.incr) {
-    std::string_view member = ctx.arg(first_pair + 1);
+    std::string_view member = members[0];
     std::optional<double> cur = z == nullptr ? std::nullopt : z->score(member);
     incr_result = cur ? *cur + scores[0] : scores[0];
     if (std::isnan(incr_result)) {
@@ -258,14 +297,14 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char
   }
   std::unique_ptr<ZSet> created;
   if (z == nullptr) {
-    created = std::make_unique<ZSet>();
+    created = new_zset(ctx);
     z = created.get();
   }
   int64_t added = 0;
   int64_t updated = 0;
   std::vector<std::pair<std::string_view, double>> changed;
   for (size_t i = 0; i < elements; ++i) {
-    std::string_view member = ctx.arg(first_pair + 2 * i + 1);
+    std::string_view member = members[i];
     double score = scores[i];
     std::optional<double> cur = z->score(member);
     if (cur) {
@@ -301,8 +340,10 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, AddFlags f, const char
   ctx.reply.integer(f.ch ? added + updated : added);
 }
 
+namespace {
+
 void cmd_zadd(CommandContext& ctx) {
-  AddFlags f;
+  ZAddFlags f;
   size_t i = 2;
   for (; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
@@ -326,7 +367,7 @@ void cmd_zadd(CommandContext& ctx) {
 }
 
 void cmd_zincrby(CommandContext& ctx) {
-  AddFlags f;
+  ZAddFlags f;
   f.incr = true;
   zadd_generic(ctx, 2, f, "zincr");
 }
@@ -456,6 +497,105 @@ void pop_generic(CommandContext& ctx, bool max) {
   reply_pairs(ctx.reply, popped, has_count);
 }
 
+std::mt19937_64& rng() {
+  thread_local std::mt19937_64 gen{std::random_device{}()};
+  return gen;
+}
+
+// The most members ZRANDMEMBER with a negative count may repeat into one reply: a reply is built
+// whole before it is sent, so beyond this an absurd count gets an out-of-range error instead of
+// exhausting memory (Redis has no bound).
+constexpr uint64_t kMaxRandomReplies = 10'000'000;
+
+// ZRANDMEMBER key [count [WITHSCORES]]: a positive count gives distinct members (all of them if
+// count >= size), a negative one |count| draws that may repeat.
+void cmd_zrandmember(CommandContext& ctx) {
+  if (ctx.argc() == 2) {
+    ZSet* z = nullptr;
+    if (!zset_lookup_or_reply(ctx, ctx.arg(1), true, z)) {
+      return;
+    }
+    if (z == nullptr) {
+      ctx.reply.null();
+      return;
+    }
+    std::uniform_int_distribution<size_t> pick(0, z->size() - 1);
+    ctx.reply.bulk(z->at_rank(pick(rng()))->member());
+    return;
+  }
+  std::optional<int64_t> l = parse_int64(ctx.arg(2));
+  if (!l) {
+    ctx.error(err::kNotInteger);
+    return;
+  }
+  if (*l == INT64_MIN) {
+    ctx.error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+    return;
+  }
+  bool withscores = false;
+  if (ctx.argc() > 4 || (ctx.argc() == 4 && !strcasecmp_view(ctx.arg(3), "WITHSCORES"))) {
+    ctx.error(err::kSyntax);
+    return;
+  }
+  if (ctx.argc() == 4) {
+    withscores = true;
+    if (*l < -INT64_MAX / 2 || *l > INT64_MAX / 2) {
+      ctx.error("ERR value is out of range");
+      return;
+    }
+  }
+  bool unique = *l >= 0;
+  uint64_t count = unique ? static_cast<uint64_t>(*l) : static_cast<uint64_t>(-*l);
+  ZSet* z = nullptr;
+  if (!zset_lookup_or_reply(ctx, ctx.arg(1), true, z)) {
+    return;
+  }
+  if (z == nullptr || count == 0) {
+    ctx.reply.array(0);
+    return;
+  }
+  std::vector<const ZSet::Node*> picked;
+  if (!unique) {
+    if (count > kMaxRandomReplies) {
+      ctx.error("ERR value is out of range");
+      return;
+    }
+    std::uniform_int_distribution<size_t> pick(0, z->size() - 1);
+    picked.reserve(count);
+    for (uint64_t i = 0; i < count; ++i) {
+      picked.push_back(z->at_rank(pick(rng())));
+    }
+  } else if (count >= z->size()) {
+    for (const ZSet::Node* n = z->first(); n != nullptr; n = n->next()) {
+      picked.push_back(n);
+    }
+  } else {
+    // A partial shuffle of the ranks: count distinct members, uniformly.
+    std::vector<size_t> ranks(z->size());
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      ranks[i] = i;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      std::uniform_int_distribution<size_t> pick(i, ranks.size() - 1);
+      std::swap(ranks[i], ranks[pick(rng())]);
+      picked.push_back(z->at_rank(ranks[i]));
+    }
+  }
+  bool nested = withscores && ctx.reply.proto() == 3;
+  ctx.reply.array(withscores && !nested ? picked.size() * 2 : picked.size());
+  for (const ZSet::Node* n : picked) {
+    if (nested) {
+      ctx.reply.array(2);
+    }
+    ctx.reply.bulk(n->member());
+    if (withscores) {
+      ctx.reply.dbl(n->score());
+    }
+  }
+}
+
 void cmd_zpopmin(CommandContext& ctx) { pop_generic(ctx, false); }
 void cmd_zpopmax(CommandContext& ctx) { pop_generic(ctx, true); }
 
@@ -473,9 +613,11 @@ void register_zsets(Table& t) {
   t.add({"ZREVRANK",         -3, kReadOnly | kFast, keys(1, 1, 1), cmd_zrevrank, "sorted_set", "ZREVRANK key member [WITHSCORE]", "Returns a member's 0-based rank by descending score, optionally with its score."});
   t.add({"ZPOPMIN",          -2, kWrite | kFast, keys(1, 1, 1), cmd_zpopmin, "sorted_set", "ZPOPMIN key [count]", "Removes and returns the members with the lowest scores."});
   t.add({"ZPOPMAX",          -2, kWrite | kFast, keys(1, 1, 1), cmd_zpopmax, "sorted_set", "ZPOPMAX key [count]", "Removes and returns the members with the highest scores."});
+  t.add({"ZRANDMEMBER",      -2, kReadOnly, keys(1, 1, 1), cmd_zrandmember, "sorted_set", "ZRANDMEMBER key [count [WITHSCORES]]", "Returns random members: count distinct ones, or with a negative count that many draws that may repeat."});
   // clang-format on
   register_zset_ranges(t);
   register_zset_pops(t);
+  register_zset_ops(t);
 }
 
 }  // namespace hotkv

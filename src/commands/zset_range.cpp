@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 
 #include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/context.hpp"
@@ -72,19 +73,21 @@ void reply_nodes(CommandContext& ctx, const std::vector<const ZSet::Node*>& node
   }
 }
 
-// ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES], and the older
-// spellings with their kind and direction fixed.
-void range_generic(CommandContext& ctx, RangeSpelling sp) {
+// ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES], the older
+// spellings with their kind and direction fixed, and ZRANGESTORE dst src start stop [...] (which
+// takes no WITHSCORES, as in Redis): `store` shifts every argument by one.
+void range_generic(CommandContext& ctx, RangeSpelling sp, bool store = false) {
+  const size_t base = store ? 2 : 1;  // where the source key is
   RangeKind kind = sp.kind;
   bool reverse = sp.reverse;
   bool reverse_set = sp.reverse_fixed;
   bool withscores = false;
   int64_t offset = 0;
   int64_t limit = -1;
-  for (size_t j = 4; j < ctx.argc(); ++j) {
+  for (size_t j = base + 3; j < ctx.argc(); ++j) {
     size_t left = ctx.argc() - j - 1;
     std::string_view a = ctx.arg(j);
-    if (strcasecmp_view(a, "WITHSCORES")) {
+    if (!store && strcasecmp_view(a, "WITHSCORES")) {
       withscores = true;
     } else if (strcasecmp_view(a, "LIMIT") && left >= 2) {
       if (!ctx.int_arg_or_reply(j + 1, offset) || !ctx.int_arg_or_reply(j + 2, limit)) {
@@ -116,8 +119,8 @@ void range_generic(CommandContext& ctx, RangeSpelling sp) {
     return;
   }
   // Score and lex ranges are written max first when reversed.
-  size_t min_at = 2;
-  size_t max_at = 3;
+  size_t min_at = base + 1;
+  size_t max_at = base + 2;
   if (reverse && kind != RangeKind::kRank) {
     std::swap(min_at, max_at);
   }
@@ -145,11 +148,15 @@ void range_generic(CommandContext& ctx, RangeSpelling sp) {
       break;
   }
   ZSet* z = nullptr;
-  if (!zset_lookup_or_reply(ctx, ctx.arg(1), true, z)) {
+  if (!zset_lookup_or_reply(ctx, ctx.arg(base), true, z)) {
     return;
   }
   if (z == nullptr) {
-    ctx.reply.array(0);
+    if (store) {
+      zset_store_logged(ctx, ctx.arg(1), new_zset(ctx), "zrangestore");
+    } else {
+      ctx.reply.array(0);
+    }
     return;
   }
   std::vector<const ZSet::Node*> nodes;
@@ -180,7 +187,21 @@ void range_generic(CommandContext& ctx, RangeSpelling sp) {
     case RangeKind::kAuto:
       break;
   }
+  if (store) {
+    // Built whole before dst is replaced: dst may be the source itself.
+    std::unique_ptr<ZSet> result = new_zset(ctx);
+    for (const ZSet::Node* n : nodes) {
+      result->set(n->member(), n->score());
+    }
+    nodes.clear();
+    zset_store_logged(ctx, ctx.arg(1), std::move(result), "zrangestore");
+    return;
+  }
   reply_nodes(ctx, nodes, withscores);
+}
+
+void cmd_zrangestore(CommandContext& ctx) {
+  range_generic(ctx, {RangeKind::kAuto, false, false}, true);
 }
 
 void cmd_zrange(CommandContext& ctx) { range_generic(ctx, {RangeKind::kAuto, false, false}); }
@@ -335,6 +356,7 @@ void cmd_zscan(CommandContext& ctx) {
 void register_zset_ranges(Table& t) {
   // clang-format off
   t.add({"ZRANGE",           -4, kReadOnly, keys(1, 1, 1), cmd_zrange, "sorted_set", "ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]", "Returns members in a range of ranks, scores or lexicographic order, optionally reversed."});
+  t.add({"ZRANGESTORE",      -5, kWrite | kDenyOom, keys(1, 2, 1), cmd_zrangestore, "sorted_set", "ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]", "Stores a range of a sorted set (as ZRANGE selects it) in dst; returns its size."});
   t.add({"ZREVRANGE",        -4, kReadOnly, keys(1, 1, 1), cmd_zrevrange, "sorted_set", "ZREVRANGE key start stop [WITHSCORES]", "Returns members in a range of ranks, highest score first."});
   t.add({"ZRANGEBYSCORE",    -4, kReadOnly, keys(1, 1, 1), cmd_zrangebyscore, "sorted_set", "ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]", "Returns members whose scores fall within a range, lowest first."});
   t.add({"ZREVRANGEBYSCORE", -4, kReadOnly, keys(1, 1, 1), cmd_zrevrangebyscore, "sorted_set", "ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]", "Returns members whose scores fall within a range, highest first."});

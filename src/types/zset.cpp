@@ -66,7 +66,10 @@ bool LexRange::empty() const {
   return c > 0 || (c == 0 && (min_ex || max_ex));
 }
 
-ZSet::ZSet() { head_ = make_node(kMaxHeight, 0, {}); }
+ZSet::ZSet(size_t max_listpack_entries, size_t max_listpack_value)
+    : max_listpack_entries_(max_listpack_entries), max_listpack_value_(max_listpack_value) {
+  head_ = make_node(kMaxHeight, 0, {});
+}
 
 ZSet::~ZSet() { free_all(); }
 
@@ -82,7 +85,7 @@ void ZSet::free_all() {
 }
 
 std::unique_ptr<ZSet> ZSet::clone() const {
-  auto out = std::make_unique<ZSet>();
+  auto out = std::make_unique<ZSet>(max_listpack_entries_, max_listpack_value_);
   out->skiplist_ = skiplist_;
   for (const Node* n = first(); n != nullptr; n = n->next()) {
     out->set(n->member(), n->score());
@@ -212,7 +215,7 @@ bool ZSet::set(std::string_view member, double score, double* stored) {
   auto* e = dict_.find_entry(member);
   // As in Redis, a member that does not fit a listpack converts the set before it goes in.
   if (e == nullptr &&
-      (dict_.size() + 1 > kListpackMaxEntries || member.size() > kListpackMaxValue)) {
+      (dict_.size() + 1 > max_listpack_entries_ || member.size() > max_listpack_value_)) {
     skiplist_ = true;
   }
   if (!skiplist_ && score == 0) {

@@ -100,6 +100,10 @@ Config::Config() {
   add_int("list-max-listpack-size", list_max_listpack_size, INT32_MIN, INT32_MAX, false, true);
   add_int("list-max-ziplist-size", list_max_listpack_size, INT32_MIN, INT32_MAX, false, true);
   add_int("list-compress-depth", list_compress_depth, 0, INT32_MAX, false, true);
+  add_int("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, false, true);
+  add_int("zset-max-ziplist-entries", zset_max_listpack_entries, 0, INT64_MAX, false, true);
+  add_int("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true, true);
+  add_int("zset-max-ziplist-value", zset_max_listpack_value, 0, INT64_MAX, true, true);
   add_string("bind", bind_, false);
   add_string("requirepass", requirepass_, true);
   add_string("logfile", logfile_, false);

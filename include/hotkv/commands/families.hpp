@@ -22,6 +22,7 @@ void register_functions(Table& t);  // FUNCTION, FCALL, FCALL_RO
 void register_sets(Table& t);       // sets and set algebra
 void register_hashes(Table& t);     // HSET, HGET, HSCAN, HRANDFIELD, ...
 void register_zsets(Table& t);      // sorted sets
+void register_geo(Table& t);        // GEOADD, GEOSEARCH, ... (sorted sets scored by geohash)
 void register_lists(Table& t);      // lists, their moves and blocking pops
 void register_bitmaps(Table& t);    // SETBIT, BITCOUNT, BITOP, BITFIELD, ... and LCS
 

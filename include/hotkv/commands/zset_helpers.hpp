@@ -5,6 +5,7 @@
 // key's owner, or a run_atomic coordinator while the owner is parked).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,34 @@ bool parse_score_range_or_reply(CommandContext& ctx, std::string_view min, std::
 bool parse_lex_range_or_reply(CommandContext& ctx, std::string_view min, std::string_view max,
                               LexRange& out);
 
+// A new, empty zset with the server's zset-max-listpack-entries / -value.
+std::unique_ptr<ZSet> new_zset(CommandContext& ctx);
+
+// Replies z's members in ascending order, with their scores if asked (flat in RESP2, pairs in
+// RESP3), as ZRANGE WITHSCORES and ZUNION WITHSCORES do.
+void reply_zset(CommandContext& ctx, const ZSet& z, bool withscores);
+
+// The end of every command that stores a computed zset (ZRANGESTORE, ZUNIONSTORE, GEOSEARCHSTORE
+// ...): dst is replaced by `result` (losing any TTL) and `event` published, or, when result is
+// empty, dst is deleted if it existed ("del"). Logs the effect and replies the size.
+void zset_store_logged(CommandContext& ctx, std::string_view dst, std::unique_ptr<ZSet> result,
+                       const char* event);
+
+struct ZAddFlags {
+  bool nx = false;
+  bool xx = false;
+  bool gt = false;
+  bool lt = false;
+  bool ch = false;
+  bool incr = false;
+};
+
+// ZADD's work once its arguments are parsed and valid (flags compatible, scores not NaN; with
+// incr exactly one pair): looks up key (WRONGTYPE), adds/updates, logs the final scores,
+// publishes `event` if anything changed and replies as ZADD does. GEOADD shares it.
+void zadd_apply(CommandContext& ctx, std::string_view key, ZAddFlags f, std::vector<double> scores,
+                const std::vector<std::string_view>& members, const char* event);
+
 // Writes [member, score] pairs: flat in RESP2 (scores as bulk strings), as an array of
 // two-element arrays in RESP3 when `nested` (scores as doubles), else flat.
 void reply_pairs(ReplyWriter& w, const std::vector<std::pair<std::string, double>>& pairs,
@@ -62,5 +91,7 @@ class Table;
 void register_zset_ranges(Table& t);
 // Registers ZMPOP and the blocking BZPOPMIN, BZPOPMAX, BZMPOP (zset_pops.cpp).
 void register_zset_pops(Table& t);
+// Registers ZUNION, ZINTER, ZDIFF, their *STORE forms and ZINTERCARD (zset_ops.cpp).
+void register_zset_ops(Table& t);
 
 }  // namespace hotkv

@@ -8,9 +8,12 @@
 // key; the node points at them (Dict entries never move). docs/architecture.md says why this
 // and not a counted B-tree.
 //
-// encoding_name() follows Redis 7's rule with default thresholds: "listpack" while the set has
-// never held more than 128 members nor a member longer than 64 bytes, then "skiplist" for
-// good (Redis does not convert back). A listpack-encoded set stores -0 as 0, as Redis does.
+// encoding_name() follows Redis 7's rule: "listpack" while the set has never held more than
+// max_listpack_entries members nor a member longer than max_listpack_value bytes (the
+// zset-max-listpack-* settings in force when the set was created; Redis's defaults 128 and 64
+// otherwise), then "skiplist" for good (Redis does not convert back). The layout is the same
+// either way; the name only decides the behaviours Redis's two encodings show (a listpack
+// stores -0 as 0, lex ranges over mixed scores, ZSCAN in one step).
 //
 // Knows nothing of RESP or of commands. Not thread-safe: a zset belongs to one shard and only
 // that shard's thread touches it.
@@ -67,7 +70,8 @@ class ZSet {
 
   class Node;
 
-  ZSet();
+  explicit ZSet(size_t max_listpack_entries = kListpackMaxEntries,
+                size_t max_listpack_value = kListpackMaxValue);
   ~ZSet();
   ZSet(const ZSet&) = delete;
   ZSet& operator=(const ZSet&) = delete;
@@ -153,6 +157,8 @@ class ZSet {
   uint64_t rng_ = 0x9E3779B97F4A7C15ull;
   size_t node_bytes_ = 0;
   bool skiplist_ = false;
+  size_t max_listpack_entries_;
+  size_t max_listpack_value_;
 };
 
 class ZSet::Node {

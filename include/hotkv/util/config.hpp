@@ -54,6 +54,10 @@ class Config {
   // database, empty ones included (about 22 KB each: their timing wheels), hence the cap.
   std::atomic<int64_t> databases{16};
   static constexpr int64_t kMaxDatabases = 1024;
+  // Sorted sets (zset-max-listpack-entries / -value, aliases zset-max-ziplist-*): the sizes up
+  // to which a new zset reports, and behaves as, Redis's listpack encoding (types/zset.hpp).
+  std::atomic<int64_t> zset_max_listpack_entries{128};
+  std::atomic<int64_t> zset_max_listpack_value{64};
 
   std::string bind() const;
   std::string requirepass() const;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -213,6 +214,33 @@ TEST_CASE("ZSet reports listpack until 128 members or a 65-byte member, then ski
   small.set(std::string(65, 'y'), 1);
   CHECK(std::string(small.encoding_name()) == "skiplist");
   CHECK(std::string(small.clone()->encoding_name()) == "skiplist");
+}
+
+TEST_CASE("ZSet takes its listpack limits from its creator (zset-max-listpack-*)", "[zset]") {
+  ZSet z(3, 4);
+  z.set("a", 1);
+  z.set("b", 2);
+  z.set("c", 3);
+  CHECK(z.listpack_encoded());
+  z.set("c", 4);  // an update adds nothing
+  CHECK(z.listpack_encoded());
+  z.set("d", 4);
+  CHECK_FALSE(z.listpack_encoded());
+  ZSet v(128, 4);
+  v.set("abcd", 1);
+  CHECK(v.listpack_encoded());
+  v.set("abcde", 1);
+  CHECK_FALSE(v.listpack_encoded());
+  ZSet none(0, 0);
+  none.set("a", -0.0);
+  CHECK_FALSE(none.listpack_encoded());
+  CHECK(std::signbit(*none.score("a")));
+  ZSet c(2, 64);
+  c.set("x", 1);
+  std::unique_ptr<ZSet> copy = c.clone();
+  copy->set("y", 2);
+  copy->set("z", 3);
+  CHECK_FALSE(copy->listpack_encoded());
 }
 
 TEST_CASE("ZSet keeps -0 only once skiplist-encoded, as Redis's listpack turns it into 0",
