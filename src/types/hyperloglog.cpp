@@ -5,6 +5,7 @@
 // must be the ones redis-server would hold after the same commands.
 #include "hotkv/types/hyperloglog.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -234,17 +235,27 @@ double ertl_tau(double x) {
   return z / 3;
 }
 
-void dense_histogram(const uint8_t* r, Histogram& hist) {
-  // Four registers in every three bytes.
-  for (size_t g = 0; g < kRegisters / 4; ++g, r += 3) {
+// Calls fn(first, r0, r1, r2, r3) for every four dense registers, which share three bytes:
+// unpacking them together avoids the shifts and branches of one dense_get per register on the
+// paths that read all 16384 (PFCOUNT, PFMERGE).
+template <class F>
+void for_each_dense_quad(const uint8_t* r, F&& fn) {
+  for (size_t first = 0; first < kRegisters; first += 4, r += 3) {
     unsigned b0 = r[0];
     unsigned b1 = r[1];
     unsigned b2 = r[2];
-    ++hist[b0 & 63];
-    ++hist[((b0 >> 6) | (b1 << 2)) & 63];
-    ++hist[((b1 >> 4) | (b2 << 4)) & 63];
-    ++hist[b2 >> 2];
+    fn(first, static_cast<uint8_t>(b0 & 63), static_cast<uint8_t>(((b0 >> 6) | (b1 << 2)) & 63),
+       static_cast<uint8_t>(((b1 >> 4) | (b2 << 4)) & 63), static_cast<uint8_t>(b2 >> 2));
   }
+}
+
+void dense_histogram(const uint8_t* r, Histogram& hist) {
+  for_each_dense_quad(r, [&](size_t, uint8_t r0, uint8_t r1, uint8_t r2, uint8_t r3) {
+    ++hist[r0];
+    ++hist[r1];
+    ++hist[r2];
+    ++hist[r3];
+  });
 }
 
 }  // namespace
@@ -410,10 +421,13 @@ bool to_dense(std::string& value) {
 
 bool merge_into(std::string_view value, Registers& max) {
   if (encoding_of(value) == Encoding::kDense) {
-    const uint8_t* regs = dense_registers(value);
-    for (size_t i = 0; i < kRegisters; ++i) {
-      max[i] = std::max(max[i], dense_get(regs, i));
-    }
+    for_each_dense_quad(dense_registers(value),
+                        [&](size_t i, uint8_t r0, uint8_t r1, uint8_t r2, uint8_t r3) {
+                          max[i] = std::max(max[i], r0);
+                          max[i + 1] = std::max(max[i + 1], r1);
+                          max[i + 2] = std::max(max[i + 2], r2);
+                          max[i + 3] = std::max(max[i + 3], r3);
+                        });
     return true;
   }
   return for_each_val_run(value, [&](size_t first, uint32_t len, uint8_t v) {
@@ -447,8 +461,17 @@ bool histogram(std::string_view value, Histogram& hist) {
 
 Histogram histogram(const Registers& registers) {
   Histogram hist{};
-  for (uint8_t r : registers) {
-    ++hist[r & 63];
+  // Eight registers at a time: a union of small HLLs is mostly zeros.
+  for (size_t i = 0; i < kRegisters; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, registers.data() + i, 8);
+    if (word == 0) {
+      hist[0] += 8;
+      continue;
+    }
+    for (size_t j = i; j < i + 8; ++j) {
+      ++hist[registers[j] & 63];
+    }
   }
   return hist;
 }
