@@ -63,7 +63,10 @@
 #                        multi-1shard, multi-2shard, hincrby(-p16), sadd(-p16), zadd(-p16),
 #                        or scripts-all; lpush, lpush-p16, lpop, lpop-p16, rpop, rpop-p16 on one
 #                        hot list (the pops take what the pushes left, so list them after the
-#                        pushes; each pop case sends --requests), or lists-all
+#                        pushes; each pop case sends --requests), or lists-all; pfadd,
+#                        pfadd-p16 (random elements into one HyperLogLog), pfcount (its cached
+#                        count), pfcount-union (PFCOUNT of the key twice: the union path that
+#                        merges and estimates every call); list the counts after the adds
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
@@ -329,6 +332,11 @@ case_args() {
     lpop-p16) n=$requests; args=(-c 50 -P 16 LPOP queue) ;;
     rpop) n=$requests; args=(-c 50 -P 1 RPOP queue) ;;
     rpop-p16) n=$requests; args=(-c 50 -P 16 RPOP queue) ;;
+    pfadd) n=$requests; args=(-c 50 -P 1 -r "$keyspace" PFADD visitors 'v:__rand_int__') ;;
+    pfadd-p16) n=$pipeline_requests
+      args=(-c 50 -P 16 -r "$keyspace" PFADD visitors 'v:__rand_int__') ;;
+    pfcount) n=$requests; args=(-c 50 -P 1 PFCOUNT visitors) ;;
+    pfcount-union) n=$requests; args=(-c 50 -P 1 PFCOUNT visitors visitors) ;;
     *) echo "bench: unknown case $1" >&2; exit 2 ;;
   esac
 }
@@ -382,6 +390,10 @@ case_label() {
     lpop-p16) echo "LPOP hot list -c 50 -P 16" ;;
     rpop) echo "RPOP hot list -c 50" ;;
     rpop-p16) echo "RPOP hot list -c 50 -P 16" ;;
+    pfadd) echo "PFADD one HLL -c 50" ;;
+    pfadd-p16) echo "PFADD one HLL -c 50 -P 16" ;;
+    pfcount) echo "PFCOUNT one HLL (cached) -c 50" ;;
+    pfcount-union) echo "PFCOUNT key key (union path) -c 50" ;;
   esac
 }
 

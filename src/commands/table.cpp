@@ -90,6 +90,7 @@ const Table& command_table() {
     register_geo(t);
     register_lists(t);
     register_bitmaps(t);
+    register_hyperloglog(t);
     return t;
   }();
   return table;

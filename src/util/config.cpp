@@ -104,6 +104,7 @@ Config::Config() {
   add_int("zset-max-ziplist-entries", zset_max_listpack_entries, 0, INT64_MAX, false, true);
   add_int("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true, true);
   add_int("zset-max-ziplist-value", zset_max_listpack_value, 0, INT64_MAX, true, true);
+  add_int("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, true, true);
   add_string("bind", bind_, false);
   add_string("requirepass", requirepass_, true);
   add_string("logfile", logfile_, false);

@@ -34,6 +34,9 @@ inline constexpr const char* kNumkeysPositive = "ERR numkeys should be greater t
 inline constexpr const char* kCountGreaterThanZero = "ERR count should be greater than 0";
 inline constexpr const char* kNxXxGtLt =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
+// PF* on a string that is not in the HyperLogLog layout, or whose sparse part is corrupt.
+inline constexpr const char* kNotHll = "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr const char* kHllCorrupt = "INVALIDOBJ Corrupted HLL object detected";
 inline constexpr const char* kGtLtNx = "ERR GT, LT, and/or NX options at the same time are not compatible";
 
 // Bitmaps, BITFIELD and LCS.

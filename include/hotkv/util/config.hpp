@@ -58,6 +58,8 @@ class Config {
   // to which a new zset reports, and behaves as, Redis's listpack encoding (types/zset.hpp).
   std::atomic<int64_t> zset_max_listpack_entries{128};
   std::atomic<int64_t> zset_max_listpack_value{64};
+  // A sparse HyperLogLog that would grow past this many bytes (header included) turns dense.
+  std::atomic<int64_t> hll_sparse_max_bytes{3000};
 
   std::string bind() const;
   std::string requirepass() const;
