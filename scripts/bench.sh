@@ -63,7 +63,8 @@
 #                        multi-1shard, multi-2shard, hincrby(-p16), sadd(-p16), zadd(-p16),
 #                        or scripts-all; lpush, lpush-p16, lpop, lpop-p16, rpop, rpop-p16 on one
 #                        hot list (the pops take what the pushes left, so list them after the
-#                        pushes; each pop case sends --requests), or lists-all; pfadd,
+#                        pushes; each pop case sends --requests), or lists-all; lrange-100
+#                        (after the pushes); setbit, bitcount (after setbit); pfadd,
 #                        pfadd-p16 (random elements into one HyperLogLog), pfcount (its cached
 #                        count), pfcount-union (PFCOUNT of the key twice: the union path that
 #                        merges and estimates every call); list the counts after the adds
@@ -332,6 +333,11 @@ case_args() {
     lpop-p16) n=$requests; args=(-c 50 -P 16 LPOP queue) ;;
     rpop) n=$requests; args=(-c 50 -P 1 RPOP queue) ;;
     rpop-p16) n=$requests; args=(-c 50 -P 16 RPOP queue) ;;
+    # LRANGE reads what the pushes left (list it after them and before the pops).
+    lrange-100) n=$requests; args=(-c 50 -P 1 LRANGE queue 0 99) ;;
+    # redis-server refuses redis-benchmark's zero-padded __rand_int__ as a bit offset.
+    setbit) n=$requests; args=(-c 50 -P 1 SETBIT bits 1048575 1) ;;
+    bitcount) n=$requests; args=(-c 50 -P 1 BITCOUNT bits) ;;
     pfadd) n=$requests; args=(-c 50 -P 1 -r "$keyspace" PFADD visitors 'v:__rand_int__') ;;
     pfadd-p16) n=$pipeline_requests
       args=(-c 50 -P 16 -r "$keyspace" PFADD visitors 'v:__rand_int__') ;;
@@ -390,6 +396,9 @@ case_label() {
     lpop-p16) echo "LPOP hot list -c 50 -P 16" ;;
     rpop) echo "RPOP hot list -c 50" ;;
     rpop-p16) echo "RPOP hot list -c 50 -P 16" ;;
+    lrange-100) echo "LRANGE 0 99 hot list -c 50" ;;
+    setbit) echo "SETBIT (128 KB bitmap) -c 50" ;;
+    bitcount) echo "BITCOUNT 128 KB bitmap -c 50" ;;
     pfadd) echo "PFADD one HLL -c 50" ;;
     pfadd-p16) echo "PFADD one HLL -c 50 -P 16" ;;
     pfcount) echo "PFCOUNT one HLL (cached) -c 50" ;;
