@@ -271,21 +271,9 @@ void cmd_bitop(CommandContext& ctx) {
     }
   }
   std::string result = bitmap::bit_op(op, sources);
-  std::string_view dst = ctx.arg(2);
-  Keyspace& db = ctx.db(dst);
-  if (result.empty()) {
-    if (db.find(dst, ctx.now_ms) != nullptr && db.erase(dst)) {
-      ctx.log_del(dst);
-      ctx.notify(kNotifyGeneric, "del", dst);
-    }
-    ctx.reply.integer(0);
-    return;
-  }
+  bool empty = result.empty();
   auto len = static_cast<int64_t>(result.size());
-  db.put(dst, Value::from_string(result));
-  ctx.log_put(dst);
-  ctx.notify(kNotifyString, "set", dst);
-  ctx.reply.integer(len);
+  ctx.store_or_delete(ctx.arg(2), Value::from_string(result), empty, len, kNotifyString, "set");
 }
 
 namespace {

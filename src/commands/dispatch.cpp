@@ -13,6 +13,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/notify.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
 
@@ -127,6 +128,23 @@ void CommandContext::log_swapdb(Shard& s, uint32_t a, uint32_t b) {
     }
     s.log().record().add_swapdb(a, b);
   }
+}
+
+void CommandContext::store_or_delete(std::string_view dst, Value value, bool empty, int64_t size,
+                                     uint32_t type_flag, std::string_view event) {
+  Keyspace& ks = db(dst);
+  if (empty) {
+    if (ks.find(dst, now_ms) != nullptr && ks.erase(dst)) {
+      log_del(dst);
+      notify(kNotifyGeneric, "del", dst);
+    }
+    reply.integer(0);
+    return;
+  }
+  ks.put(dst, std::move(value));
+  log_put(dst);
+  notify(type_flag, event, dst);
+  reply.integer(size);
 }
 
 void CommandContext::wrong_arity() {

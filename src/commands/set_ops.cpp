@@ -106,21 +106,10 @@ void store_generic(CommandContext& ctx, SetOp op, const char* event) {
     return;
   }
   std::unique_ptr<Set> result = compute(op, sets);
-  std::string_view dst = ctx.arg(1);
-  Keyspace& db = ctx.db(dst);
-  if (result->empty()) {
-    if (db.find(dst, ctx.now_ms) != nullptr && db.erase(dst)) {
-      ctx.log_del(dst);
-      ctx.notify(kNotifyGeneric, "del", dst);
-    }
-    ctx.reply.integer(0);
-    return;
-  }
+  bool empty = result->empty();
   auto size = static_cast<int64_t>(result->size());
-  db.put(dst, Value::from_set(std::move(result)));
-  ctx.log_put(dst);
-  ctx.notify(kNotifySet, event, dst);
-  ctx.reply.integer(size);
+  ctx.store_or_delete(ctx.arg(1), Value::from_set(std::move(result)), empty, size, kNotifySet,
+                      event);
 }
 
 // SINTERCARD's numkeys: an integer >= 1 (Redis's wording for anything else).

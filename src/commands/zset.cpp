@@ -57,20 +57,9 @@ void reply_zset(CommandContext& ctx, const ZSet& z, bool withscores) {
 
 void zset_store_logged(CommandContext& ctx, std::string_view dst, std::unique_ptr<ZSet> result,
                        const char* event) {
-  Keyspace& db = ctx.db(dst);
-  if (result->empty()) {
-    if (db.find(dst, ctx.now_ms) != nullptr && db.erase(dst)) {
-      ctx.log_del(dst);
-      ctx.notify(kNotifyGeneric, "del", dst);
-    }
-    ctx.reply.integer(0);
-    return;
-  }
+  bool empty = result->empty();
   auto size = static_cast<int64_t>(result->size());
-  db.put(dst, Value::from_zset(std::move(result)));
-  ctx.log_put(dst);
-  ctx.notify(kNotifyZset, event, dst);
-  ctx.reply.integer(size);
+  ctx.store_or_delete(dst, Value::from_zset(std::move(result)), empty, size, kNotifyZset, event);
 }
 
 namespace {

@@ -68,6 +68,12 @@ struct CommandContext {
   void log_flush(Shard& s, uint32_t db);
   // Databases a and b of `s` traded places (SWAPDB logs this on each shard).
   void log_swapdb(Shard& s, uint32_t a, uint32_t b);
+  // The end of every "...STORE destination" command (SUNIONSTORE, ZINTERSTORE, BITOP, ...):
+  // `value` (of `size` elements) replaces whatever dst held, is logged and announced as
+  // `event` of class `type_flag`; an empty result instead deletes dst ("del" if it existed).
+  // Replies the size (0 when empty).
+  void store_or_delete(std::string_view dst, Value value, bool empty, int64_t size,
+                       uint32_t type_flag, std::string_view event);
   // Keyspace notification (notify-keyspace-events): publishes `event` for `key` if the
   // class `type_flag` (a NotifyFlag) is enabled. Call after mutating, like the log.
   void notify(uint32_t type_flag, std::string_view event, std::string_view key);
