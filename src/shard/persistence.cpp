@@ -51,7 +51,7 @@ bool read_file(const std::string& path, std::string& out, std::string& error) {
 }
 
 void apply_op(Keyspace& ks, LoadOp& op, size_t shard_id, size_t shard_count, int64_t now,
-              uint64_t& expired) {
+              const EncodingLimits& limits, uint64_t& expired) {
   Effect& e = op.effect;
   switch (e.kind) {
     case EffectKind::kPut: {
@@ -83,7 +83,7 @@ void apply_op(Keyspace& ks, LoadOp& op, size_t shard_id, size_t shard_count, int
     }
     case EffectKind::kOp: {
       std::string error;
-      if (!apply_op_effect(ks, e, now, error)) {
+      if (!apply_op_effect(ks, e, now, error, limits)) {
         // Only a writer bug can produce this (the record's checksum held): skip the effect
         // rather than refuse to start, and say so.
         spdlog::warn("append-only log: skipping effect on key '{}': {}", e.key, error);
@@ -249,6 +249,8 @@ std::string Persistence::load_and_open() {
   };
   auto counters = std::make_shared<Counters>();
   std::atomic<int>& in_flight = counters->in_flight;
+  // Hashes and sets rebuilt by replay convert by the limits configured at start-up.
+  const EncodingLimits limits = EncodingLimits::from(engine_.config());
   std::vector<std::vector<LoadOp>> batches(n);
   auto send = [&](size_t shard) {
     if (batches[shard].empty()) {
@@ -263,10 +265,10 @@ std::string Persistence::load_and_open() {
     }
     in_flight.fetch_add(1);
     Shard* sh = &engine_.shard(shard);
-    asio::post(sh->io(), [sh, n, now, ops = std::move(batches[shard]), counters]() mutable {
+    asio::post(sh->io(), [sh, n, now, limits, ops = std::move(batches[shard]), counters]() mutable {
       uint64_t local_expired = 0;
       for (LoadOp& op : ops) {
-        apply_op(sh->keyspace(), op, sh->id(), n, now, local_expired);
+        apply_op(sh->keyspace(), op, sh->id(), n, now, limits, local_expired);
       }
       counters->expired.fetch_add(local_expired);
       counters->in_flight.fetch_sub(1);
