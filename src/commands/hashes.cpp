@@ -78,10 +78,10 @@ void hset_generic(CommandContext& ctx, bool hmset) {
     return;
   }
   Hash& h = hash_for_write(ctx, key, existing);
-  h.prepare_for((ctx.argc() - 2) / 2);
+  const EncodingLimits limits = EncodingLimits::from(ctx.engine.config());
   int64_t created = 0;
   for (size_t i = 2; i < ctx.argc(); i += 2) {
-    created += h.set(ctx.arg(i), ctx.arg(i + 1)) ? 1 : 0;
+    created += h.set(ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
   }
   ctx.log_op(key, OpCode::kHashSet, ctx.argv.subspan(2));
   ctx.notify(kNotifyHash, "hset", key);
@@ -105,7 +105,8 @@ void cmd_hsetnx(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  hash_for_write(ctx, key, existing).set(ctx.arg(2), ctx.arg(3));
+  hash_for_write(ctx, key, existing)
+      .set(ctx.arg(2), ctx.arg(3), EncodingLimits::from(ctx.engine.config()));
   log_set(ctx, key, ctx.arg(2), ctx.arg(3));
   ctx.notify(kNotifyHash, "hset", key);
   ctx.reply.integer(1);
@@ -251,7 +252,8 @@ void cmd_hincrby(CommandContext& ctx) {
   }
   ctx.scratch.clear();
   append_int64(ctx.scratch, next);
-  hash_for_write(ctx, key, existing).set(ctx.arg(2), ctx.scratch);
+  hash_for_write(ctx, key, existing)
+      .set(ctx.arg(2), ctx.scratch, EncodingLimits::from(ctx.engine.config()));
   log_set(ctx, key, ctx.arg(2), ctx.scratch);
   ctx.notify(kNotifyHash, "hincrby", key);
   ctx.reply.integer(next);
@@ -289,7 +291,8 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   // Logged as the formatted result, so replay stores this exact text (as Redis propagates
   // HINCRBYFLOAT as an HSET of its result).
   std::string text = format_long_double_human(next);
-  hash_for_write(ctx, key, existing).set(ctx.arg(2), text);
+  hash_for_write(ctx, key, existing)
+      .set(ctx.arg(2), text, EncodingLimits::from(ctx.engine.config()));
   log_set(ctx, key, ctx.arg(2), text);
   ctx.notify(kNotifyHash, "hincrbyfloat", key);
   ctx.reply.bulk(text);

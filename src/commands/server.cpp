@@ -317,9 +317,19 @@ void cmd_config(CommandContext& ctx) {
   if (strcasecmp_view(sub, "GET") && ctx.argc() >= 3) {
     std::vector<std::pair<std::string, std::string>> found;
     for (size_t i = 2; i < ctx.argc(); ++i) {
-      for (auto& kv : cfg.get_matching(ctx.arg(i))) {
+      std::string_view pattern = ctx.arg(i);
+      // As Redis 7.0, a name without glob characters comes back spelled as it was asked for.
+      if (pattern.find_first_of("*?[") == std::string_view::npos) {
+        if (cfg.exists(pattern) && std::none_of(found.begin(), found.end(), [&](const auto& f) {
+              return ascii_lower(f.first) == ascii_lower(pattern);
+            })) {
+          found.emplace_back(std::string(pattern), cfg.get_string(pattern));
+        }
+        continue;
+      }
+      for (auto& kv : cfg.get_matching(pattern)) {
         if (std::none_of(found.begin(), found.end(),
-                         [&](const auto& f) { return f.first == kv.first; })) {
+                         [&](const auto& f) { return ascii_lower(f.first) == kv.first; })) {
           found.push_back(std::move(kv));
         }
       }

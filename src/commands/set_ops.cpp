@@ -55,19 +55,20 @@ void for_each_in_intersection(std::vector<const Set*> sets, F&& fn) {
 
 // The result as a fresh set: a new value starts as an intset and converts as members arrive,
 // as Redis builds its *STORE destinations.
-std::unique_ptr<Set> compute(SetOp op, const std::vector<const Set*>& sets) {
+std::unique_ptr<Set> compute(SetOp op, const std::vector<const Set*>& sets,
+                             const EncodingLimits& limits) {
   auto out = std::make_unique<Set>();
   switch (op) {
     case SetOp::kInter:
       for_each_in_intersection(sets, [&](std::string_view m) {
-        out->add(m);
+        out->add(m, limits);
         return true;
       });
       break;
     case SetOp::kUnion:
       for (const Set* s : sets) {
         if (s != nullptr) {
-          s->for_each([&](std::string_view m) { out->add(m); });
+          s->for_each([&](std::string_view m) { out->add(m, limits); });
         }
       }
       break;
@@ -81,7 +82,7 @@ std::unique_ptr<Set> compute(SetOp op, const std::vector<const Set*>& sets) {
             return;
           }
         }
-        out->add(m);
+        out->add(m, limits);
       });
       break;
   }
@@ -94,7 +95,7 @@ void algebra_generic(CommandContext& ctx, SetOp op) {
   if (!lookup_sets_or_reply(ctx, 1, ctx.argc() - 1, sets)) {
     return;
   }
-  reply_members(ctx.reply, *compute(op, sets));
+  reply_members(ctx.reply, *compute(op, sets, EncodingLimits::from(ctx.engine.config())));
 }
 
 // SINTERSTORE/SUNIONSTORE/SDIFFSTORE destination key [key ...]: the destination is replaced
@@ -105,7 +106,7 @@ void store_generic(CommandContext& ctx, SetOp op, const char* event) {
   if (!lookup_sets_or_reply(ctx, 2, ctx.argc() - 2, sets)) {
     return;
   }
-  std::unique_ptr<Set> result = compute(op, sets);
+  std::unique_ptr<Set> result = compute(op, sets, EncodingLimits::from(ctx.engine.config()));
   bool empty = result->empty();
   auto size = static_cast<int64_t>(result->size());
   ctx.store_or_delete(ctx.arg(1), Value::from_set(std::move(result)), empty, size, kNotifySet,
@@ -158,7 +159,7 @@ void cmd_smove(CommandContext& ctx) {
   Set* to = dst_value == nullptr
                 ? ctx.db(dst).put(dst, Value::from_set(std::make_unique<Set>())).set()
                 : dst_value->set();
-  if (to->add(member)) {
+  if (to->add(member, EncodingLimits::from(ctx.engine.config()))) {
     log_members(ctx, dst, OpCode::kSetAdd, {&m, 1});
     ctx.notify(kNotifySet, "sadd", dst);
   }

@@ -91,9 +91,10 @@ void cmd_sadd(CommandContext& ctx) {
   if (s == nullptr) {
     s = ctx.db(key).put(key, Value::from_set(std::make_unique<Set>())).set();
   }
+  const EncodingLimits limits = EncodingLimits::from(ctx.engine.config());
   std::vector<std::string> added;
   for (size_t i = 2; i < ctx.argc(); ++i) {
-    if (s->add(ctx.arg(i))) {
+    if (s->add(ctx.arg(i), limits)) {
       added.emplace_back(ctx.arg(i));
     }
   }

@@ -557,9 +557,9 @@ void cmd_incrbyfloat(CommandContext& ctx) {
   }
   std::string text = format_long_double_human(next);
   if (v == nullptr) {
-    db.put(ctx.arg(1), Value::from_string(text));
+    db.put(ctx.arg(1), Value::from_text(text));
   } else {
-    v->set_string(text);
+    v->set_text(text);
   }
   ctx.log_put(ctx.arg(1));
   ctx.notify(kNotifyString, "incrbyfloat", ctx.arg(1));

@@ -21,7 +21,8 @@ Hash* existing_hash(Keyspace& ks, const Effect& e, int64_t now_ms) {
 
 }  // namespace
 
-bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
+bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                   const EncodingLimits& limits) {
   OpArgReader a(e, error);
   switch (static_cast<OpCode>(e.op)) {
     case OpCode::kHashSet: {
@@ -35,10 +36,10 @@ bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& e
       if (v->type() != ValueType::kHash) {
         return true;
       }
-      // The same conversion rule the command applied, so the encoding comes back as it was.
-      v->hash()->prepare_for(a.size() / 2);
+      // The same conversion rule the command applied, so with the same limits the encoding
+      // comes back as it was.
       for (size_t i = 0; i < a.size(); i += 2) {
-        v->hash()->set(a.str(i), a.str(i + 1));
+        v->hash()->set(a.str(i), a.str(i + 1), limits);
       }
       return true;
     }
@@ -73,8 +74,9 @@ bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& e
 
 void encode_hash(RecordEncoder& enc, std::string_view key, const Value& v,
                  const std::function<void()>& checkpoint) {
-  // Batches of 64 pairs, as Redis's rewrite writes HMSET: records stay small, and a batch never
-  // reaches the pairs-per-command conversion threshold on its own.
+  // Batches of 64 pairs, as Redis's rewrite writes HMSET: records stay small. A hashtable says
+  // so after its first batch, so a small hashtable (one Redis converted for a long field since
+  // deleted, or under a lower limit) comes back as a hashtable.
   constexpr size_t kPairsPerOp = 64;
   const Hash& h = *v.hash();
   OpArgs args;

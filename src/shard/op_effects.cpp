@@ -3,12 +3,13 @@
 
 namespace hotkv {
 
-bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
+bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                     const EncodingLimits& limits) {
   if (e.op >= kSetOpFirst && e.op <= kSetOpLast) {
-    return apply_set_op(ks, e, now_ms, error);
+    return apply_set_op(ks, e, now_ms, error, limits);
   }
   if (e.op >= kHashOpFirst && e.op <= kHashOpLast) {
-    return apply_hash_op(ks, e, now_ms, error);
+    return apply_hash_op(ks, e, now_ms, error, limits);
   }
   if (e.op >= kZSetOpFirst && e.op <= kZSetOpLast) {
     return apply_zset_op(ks, e, now_ms, error);

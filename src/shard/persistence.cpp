@@ -83,7 +83,8 @@ void apply_swapdb(Shard& sh, const LoadOp& op, size_t shard_count) {
   }
 }
 
-void apply_op(Shard& sh, LoadOp& op, size_t shard_count, int64_t now, uint64_t& expired) {
+void apply_op(Shard& sh, LoadOp& op, size_t shard_count, int64_t now, const EncodingLimits& limits,
+              uint64_t& expired) {
   Effect& e = op.effect;
   size_t shard_id = sh.id();
   if (e.kind == EffectKind::kSwapDb) {
@@ -121,7 +122,7 @@ void apply_op(Shard& sh, LoadOp& op, size_t shard_count, int64_t now, uint64_t& 
     }
     case EffectKind::kOp: {
       std::string error;
-      if (!apply_op_effect(ks, e, now, error)) {
+      if (!apply_op_effect(ks, e, now, error, limits)) {
         // Only a writer bug can produce this (the record's checksum held): skip the effect
         // rather than refuse to start, and say so.
         spdlog::warn("append-only log: skipping effect on key '{}': {}", e.key, error);
@@ -290,6 +291,8 @@ std::string Persistence::load_and_open() {
   };
   auto counters = std::make_shared<Counters>();
   std::atomic<int>& in_flight = counters->in_flight;
+  // Hashes and sets rebuilt by replay convert by the limits configured at start-up.
+  const EncodingLimits limits = EncodingLimits::from(engine_.config());
   std::vector<std::vector<LoadOp>> batches(n);
   auto send = [&](size_t shard) {
     if (batches[shard].empty()) {
@@ -304,10 +307,10 @@ std::string Persistence::load_and_open() {
     }
     in_flight.fetch_add(1);
     Shard* sh = &engine_.shard(shard);
-    asio::post(sh->io(), [sh, n, now, ops = std::move(batches[shard]), counters]() mutable {
+    asio::post(sh->io(), [sh, n, now, limits, ops = std::move(batches[shard]), counters]() mutable {
       uint64_t local_expired = 0;
       for (LoadOp& op : ops) {
-        apply_op(*sh, op, n, now, local_expired);
+        apply_op(*sh, op, n, now, limits, local_expired);
       }
       counters->expired.fetch_add(local_expired);
       counters->in_flight.fetch_sub(1);

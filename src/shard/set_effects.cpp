@@ -30,7 +30,8 @@ Set* set_or_create(Keyspace& ks, const Effect& e, int64_t now_ms, Set::Encoding 
 
 }  // namespace
 
-bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
+bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                  const EncodingLimits& limits) {
   OpArgReader a(e, error);
   switch (static_cast<OpCode>(e.op)) {
     case OpCode::kSetCreate: {
@@ -52,7 +53,7 @@ bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& er
       }
       if (Set* s = set_or_create(ks, e, now_ms, Set::Encoding::kIntset)) {
         for (const std::string& m : e.args) {
-          s->add(m);
+          s->add(m, limits);
         }
       }
       return true;

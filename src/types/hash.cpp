@@ -37,8 +37,9 @@ const std::string* Hash::get(std::string_view field) const {
   return nullptr;
 }
 
-bool Hash::set(std::string_view field, std::string_view value) {
-  if (listpack() && (field.size() > kListpackMaxValue || value.size() > kListpackMaxValue)) {
+bool Hash::set(std::string_view field, std::string_view value, const EncodingLimits& limits) {
+  if (listpack() && (field.size() > limits.hash_max_listpack_value ||
+                     value.size() > limits.hash_max_listpack_value)) {
     convert_to_hashtable();
   }
   if (!listpack()) {
@@ -47,15 +48,17 @@ bool Hash::set(std::string_view field, std::string_view value) {
     return inserted;
   }
   auto it = find_pair(field);
-  if (it != pairs_.end()) {
+  bool added = it == pairs_.end();
+  if (added) {
+    pairs_.emplace_back(std::string(field), std::string(value));
+  } else {
     it->second.assign(value.data(), value.size());
-    return false;
   }
-  pairs_.emplace_back(std::string(field), std::string(value));
-  if (pairs_.size() > kListpackMaxEntries) {
+  // After an update too: a listpack already past a lowered limit converts at its next write.
+  if (pairs_.size() > limits.hash_max_listpack_entries) {
     convert_to_hashtable();
   }
-  return true;
+  return added;
 }
 
 bool Hash::erase(std::string_view field) {
@@ -68,12 +71,6 @@ bool Hash::erase(std::string_view field) {
   }
   pairs_.erase(it);
   return true;
-}
-
-void Hash::prepare_for(size_t pairs) {
-  if (pairs > kListpackMaxEntries) {
-    convert_to_hashtable();
-  }
 }
 
 void Hash::convert_to_hashtable() {

@@ -41,7 +41,7 @@ bool Set::contains(std::string_view member) const {
   return is_canonical_int64(member, v) && std::binary_search(ints_.begin(), ints_.end(), v);
 }
 
-bool Set::add(std::string_view member) {
+bool Set::add(std::string_view member, const EncodingLimits& limits) {
   if (encoding_ == Encoding::kIntset) {
     int64_t v = 0;
     if (is_canonical_int64(member, v)) {
@@ -49,7 +49,7 @@ bool Set::add(std::string_view member) {
       if (it != ints_.end() && *it == v) {
         return false;
       }
-      if (ints_.size() < kMaxIntsetEntries) {
+      if (ints_.size() < limits.set_max_intset_entries) {
         ints_.insert(it, v);
         return true;
       }

@@ -23,6 +23,7 @@ Value Value::clone() const {
   out.str_ = str_;
   out.type_ = type_;
   out.int_encoded_ = int_encoded_;
+  out.raw_ = raw_;
   if (stream_) {
     out.stream_ = stream_->clone();
   }
@@ -99,13 +100,24 @@ Value Value::from_string(std::string_view s) {
   return v;
 }
 
+Value Value::from_text(std::string_view s) {
+  Value v;
+  v.set_text(s);
+  return v;
+}
+
 void Value::set_string(std::string_view s) {
   int64_t n = 0;
   if (is_canonical_int64(s, n)) {
     set_int(n);
     return;
   }
+  set_text(s);
+}
+
+void Value::set_text(std::string_view s) {
   int_encoded_ = false;
+  raw_ = false;
   str_.assign(s.data(), s.size());
 }
 
@@ -133,6 +145,7 @@ std::string& Value::mutable_raw() {
     append_int64(str_, integer_);
     int_encoded_ = false;
   }
+  raw_ = true;
   return str_;
 }
 
@@ -158,7 +171,7 @@ const char* Value::encoding_name() const {
   if (int_encoded_) {
     return "int";
   }
-  return str_.size() <= 44 ? "embstr" : "raw";
+  return !raw_ && str_.size() <= 44 ? "embstr" : "raw";
 }
 
 const char* value_type_name(ValueType t) {

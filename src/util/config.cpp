@@ -105,6 +105,16 @@ Config::Config() {
   add_int("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true, true);
   add_int("zset-max-ziplist-value", zset_max_listpack_value, 0, INT64_MAX, true, true);
   add_int("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, true, true);
+  // Encoding thresholds: Redis declares them size_t with 0..LONG_MAX, the -value and -bytes
+  // ones as memory values ("1kb"). The ziplist names are Redis 6's, kept as aliases; CONFIG GET
+  // lists both names, as Redis 7.0 does.
+  add_int("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, false, true);
+  add_int("hash-max-ziplist-entries", hash_max_listpack_entries, 0, INT64_MAX, false, true);
+  add_int("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true, true);
+  add_int("hash-max-ziplist-value", hash_max_listpack_value, 0, INT64_MAX, true, true);
+  add_int("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, false, true);
+  add_int("stream-node-max-bytes", stream_node_max_bytes, 0, INT64_MAX, true, true);
+  add_int("stream-node-max-entries", stream_node_max_entries, 0, INT64_MAX, false, true);
   add_string("bind", bind_, false);
   add_string("requirepass", requirepass_, true);
   add_string("logfile", logfile_, false);

@@ -14,6 +14,7 @@
 
 #include "hotkv/persist/record.hpp"
 #include "hotkv/shard/keyspace.hpp"
+#include "hotkv/types/encoding_limits.hpp"
 
 namespace hotkv {
 
@@ -86,12 +87,17 @@ inline constexpr uint16_t kListOpLast = 143;
 
 // Applies one kOp effect during replay (on the owning shard's thread). Returns false with
 // `error` set if the op code is unknown or its arguments are malformed; ops that find their
-// key missing or of another type are no-ops (a later effect deleted or replaced it).
-bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+// key missing or of another type are no-ops (a later effect deleted or replaced it). Hashes
+// and sets that grow during replay convert by `limits` (the configured ones at start-up, as
+// Redis re-encodes what it loads by its current settings).
+bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                     const EncodingLimits& limits = EncodingLimits{});
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
-bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
-bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                  const EncodingLimits& limits);
+bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                   const EncodingLimits& limits);
 bool apply_zset_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_list_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 

@@ -189,9 +189,14 @@ class Dict {
     return cursor;
   }
 
-  // Returns a random entry, or nullptr when empty, for RANDOMKEY. Like Redis it picks a random
-  // non-empty bucket and then a random entry of that chain, so keys in short chains are a
-  // little more likely; chains are short at our load factors, so it is close to uniform.
+  // Returns a random entry, or nullptr when empty (RANDOMKEY, SRANDMEMBER, HRANDFIELD). Each
+  // attempt picks a bucket and a position 0..kChainSlots-1 in it, and succeeds if the chain
+  // is that long: every entry within the first kChainSlots of its chain is equally likely, so
+  // the pick is uniform (chains are rarely longer at our load factors) where picking a chain
+  // and then an entry of it would favour entries of short chains. Attempts succeed with
+  // probability load/kChainSlots (>= 1/32 as the load never stays below 1/8, so 256 attempts
+  // all miss once in ~3000 picks at worst); then it falls back to a chain-then-entry pick,
+  // which always succeeds.
   // rng must be a UniformRandomBitGenerator.
   template <class Rng>
   Entry* random_entry(Rng& rng) {
@@ -199,10 +204,19 @@ class Dict {
       return nullptr;
     }
     std::uniform_int_distribution<size_t> pick_bucket(0, bucket_count_ - 1);
+    std::uniform_int_distribution<size_t> pick_slot(0, kChainSlots - 1);
+    for (int attempt = 0; attempt < kUniformAttempts; ++attempt) {
+      Entry* e = head_of(buckets_[pick_bucket(rng)]);
+      for (size_t skip = pick_slot(rng); e != nullptr && skip > 0; --skip) {
+        e = e->next;
+      }
+      if (e != nullptr) {
+        return e;
+      }
+    }
+    // The fallback: a non-empty bucket (probes, then a linear walk from a random start, which
+    // is bounded by the bucket count and always succeeds), then an entry of its chain.
     Entry* chain = nullptr;
-    // The load never stays below 1/8 (we shrink), so a probe finds a non-empty bucket with
-    // probability about 1/8 or better; after kRandomProbes misses fall back to a linear walk
-    // from a random start, which is bounded by the bucket count and always succeeds.
     for (int probe = 0; probe < kRandomProbes && chain == nullptr; ++probe) {
       chain = head_of(buckets_[pick_bucket(rng)]);
     }
@@ -248,6 +262,8 @@ class Dict {
  private:
   static constexpr size_t kMinBuckets = 4;
   static constexpr int kRandomProbes = 64;
+  static constexpr size_t kChainSlots = 4;
+  static constexpr int kUniformAttempts = 256;
   // Typical glibc chunk header; only used to make memory_bytes() closer to RSS.
   static constexpr size_t kMallocOverhead = 16;
 

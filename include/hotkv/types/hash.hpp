@@ -1,10 +1,11 @@
 // Hash: the value behind HSET/HGET/HSCAN — a map from field to value, both binary strings.
 //
 // Two encodings, named as Redis 7 names them in OBJECT ENCODING:
-// - listpack: while the hash is small (at most kListpackMaxEntries fields, every field and
-//   value at most kListpackMaxValue bytes) the pairs sit in one vector in insertion order and
-//   are found by a linear search. A small hash is then one allocation plus its strings, and
-//   HGETALL/HSCAN reply in the same order Redis does (Redis's listpack keeps insertion order).
+// - listpack: while the hash is small (at most hash-max-listpack-entries fields, every field
+//   and value at most hash-max-listpack-value bytes: EncodingLimits) the pairs sit in one
+//   vector in insertion order and are found by a linear search. A small hash is then one allocation
+//   plus its strings, and HGETALL/HSCAN reply in the same order Redis does (Redis's listpack keeps
+//   insertion order).
 // - hashtable: past either limit the pairs move, once and for good (Redis never converts
 //   back), into a Dict, whose reverse-binary cursor gives HSCAN the SCAN guarantee while the
 //   table grows or shrinks between calls.
@@ -23,15 +24,12 @@
 #include <vector>
 
 #include "hotkv/types/dict.hpp"
+#include "hotkv/types/encoding_limits.hpp"
 
 namespace hotkv {
 
 class Hash {
  public:
-  // Redis's defaults for hash-max-listpack-entries and hash-max-listpack-value.
-  static constexpr size_t kListpackMaxEntries = 128;
-  static constexpr size_t kListpackMaxValue = 64;
-
   enum class Encoding : uint8_t { kListpack, kHashtable };
 
   Hash() = default;
@@ -47,14 +45,13 @@ class Hash {
   // The value of `field`, or nullptr. The pointer stays valid until the next write.
   const std::string* get(std::string_view field) const;
   // Sets field to value (added at the end of a listpack when new); returns true if the field
-  // is new. A field or value longer than kListpackMaxValue, or a size past
-  // kListpackMaxEntries, converts a listpack to a hashtable first.
-  bool set(std::string_view field, std::string_view value);
+  // is new. As Redis 7.0's hashTypeSet: a field or value longer than
+  // limits.hash_max_listpack_value converts a listpack to a hashtable first, and a listpack
+  // left with more than limits.hash_max_listpack_entries fields (after an update as well as
+  // after an addition, so a lowered limit takes effect) converts after.
+  bool set(std::string_view field, std::string_view value, const EncodingLimits& limits);
   // Removes field; returns false if it was absent. Never converts back to a listpack.
   bool erase(std::string_view field);
-  // Called before setting `pairs` pairs in one command (HSET/HMSET): as Redis, a command that
-  // brings more pairs than a listpack may hold converts up front, duplicates or not.
-  void prepare_for(size_t pairs);
   // Moves a listpack's pairs into a hashtable (no-op if already one).
   void convert_to_hashtable();
 

@@ -2,7 +2,7 @@
 // the two encodings Redis 7.0 uses (and reports through OBJECT ENCODING):
 //
 // - intset: while every member is a canonical 64-bit integer and there are at most
-//   kMaxIntsetEntries of them (Redis's set-max-intset-entries default), the members are a sorted
+//   set-max-intset-entries of them (EncodingLimits), the members are a sorted
 //   vector of int64 -- 8 bytes each, ordered replies, binary-search lookups;
 // - hashtable: otherwise, a Dict of members (the keyspace's own table), so SSCAN inherits its
 //   reverse-binary cursor and the guarantee that a member present for the whole iteration is
@@ -25,13 +25,13 @@
 #include <vector>
 
 #include "hotkv/types/dict.hpp"
+#include "hotkv/types/encoding_limits.hpp"
 
 namespace hotkv {
 
 class Set {
  public:
   enum class Encoding : uint8_t { kIntset, kHashtable };
-  static constexpr size_t kMaxIntsetEntries = 512;
 
   // An empty set in the given encoding (an empty intset unless told otherwise).
   explicit Set(Encoding e = Encoding::kIntset) : encoding_(e) {}
@@ -48,8 +48,10 @@ class Set {
   static const char* encoding_name(Encoding e);
 
   bool contains(std::string_view member) const;
-  // Returns true if the member was not there before. May convert an intset to a hashtable.
-  bool add(std::string_view member);
+  // Returns true if the member was not there before. Converts an intset to a hashtable first
+  // when the member is not a canonical integer or the intset already holds
+  // limits.set_max_intset_entries members (Redis adds, then converts past the limit: the same).
+  bool add(std::string_view member, const EncodingLimits& limits);
   // Returns true if the member was there.
   bool remove(std::string_view member);
 

@@ -40,6 +40,9 @@ class Value {
   static Value from_zset(std::unique_ptr<ZSet> zset);
   static Value from_list(std::unique_ptr<List> list);
   static Value from_string(std::string_view s);
+  // The bytes as they are, even when they spell a canonical integer: Redis keeps INCRBYFLOAT's
+  // result ("11" included) as a plain string, so OBJECT ENCODING says embstr, not int.
+  static Value from_text(std::string_view s);
   static Value from_int(int64_t v) {
     Value out;
     out.int_encoded_ = true;
@@ -68,12 +71,16 @@ class Value {
 
   void set_int(int64_t v) {
     int_encoded_ = true;
+    raw_ = false;
     integer_ = v;
     str_.clear();
   }
   void set_string(std::string_view s);
+  // As from_text, in place.
+  void set_text(std::string_view s);
   // Gives mutable raw bytes (converting an integer encoding to text first), for APPEND and
-  // SETRANGE.
+  // SETRANGE. The string is "raw" for OBJECT ENCODING from then on, whatever its length, as a
+  // Redis string modified in place is, until it is replaced.
   std::string& mutable_raw();
 
   int64_t expire_at_ms() const { return expire_at_ms_; }
@@ -81,7 +88,8 @@ class Value {
   // Only the keyspace sets deadlines, so that its expires count and wheel stay consistent.
   void set_expire_raw(int64_t at_ms) { expire_at_ms_ = at_ms; }
 
-  // OBJECT ENCODING as Redis names it: "int", "embstr" (<= 44 bytes) or "raw".
+  // OBJECT ENCODING as Redis names it: "int", "embstr" (<= 44 bytes, never modified in place)
+  // or "raw".
   const char* encoding_name() const;
   size_t memory_bytes() const;
 
@@ -97,6 +105,7 @@ class Value {
   std::unique_ptr<List> list_;
   ValueType type_ = ValueType::kString;
   bool int_encoded_ = false;
+  bool raw_ = false;  // modified in place (mutable_raw): reported as "raw"
 };
 
 const char* value_type_name(ValueType t);

@@ -60,6 +60,16 @@ class Config {
   std::atomic<int64_t> zset_max_listpack_value{64};
   // A sparse HyperLogLog that would grow past this many bytes (header included) turns dense.
   std::atomic<int64_t> hll_sparse_max_bytes{3000};
+  // Encoding thresholds of hashes and sets (types/encoding_limits.hpp): they decide when a
+  // value leaves its compact encoding, at its next write, as in Redis. The defaults are those
+  // of the redis.conf Redis ships (redis-server without a config file compiles in 512 for
+  // hash-max-listpack-entries).
+  std::atomic<int64_t> hash_max_listpack_entries{128};
+  std::atomic<int64_t> hash_max_listpack_value{64};
+  std::atomic<int64_t> set_max_intset_entries{512};
+  // Accepted and reported: streams are not kept in radix-tree nodes (docs/streams.md).
+  std::atomic<int64_t> stream_node_max_bytes{4096};
+  std::atomic<int64_t> stream_node_max_entries{100};
 
   std::string bind() const;
   std::string requirepass() const;

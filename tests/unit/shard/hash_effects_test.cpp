@@ -75,7 +75,7 @@ TEST_CASE("the effects hash commands log replay to the same state", "[hashes]") 
   for (int i = 0; i < 125; ++i) {
     REQUIRE(a.run({"HDEL", "big", "f" + std::to_string(i)}) == integer(1));
   }
-  // Converted by a long value, and by a command with more than 128 pairs.
+  // Converted by a long value; a command with more than 128 pairs of one field is not.
   REQUIRE(a.run({"HSET", "long", "f", std::string(100, 'x')}) == integer(1));
   std::vector<std::string> dup{"HSET", "dup"};
   for (int i = 0; i < 129; ++i) {

@@ -11,9 +11,13 @@
 
 #include <catch2/catch.hpp>
 
+using hotkv::EncodingLimits;
 using hotkv::Hash;
 
 namespace {
+
+// hash-max-listpack-entries 128, hash-max-listpack-value 64 (the defaults).
+const EncodingLimits kLimits;
 
 std::string field(int i) { return "f" + std::to_string(i); }
 
@@ -34,9 +38,9 @@ TEST_CASE("a hash sets, updates, finds and erases fields", "[hash]") {
     }
     CHECK(h.empty());
     CHECK(h.get("a") == nullptr);
-    CHECK(h.set("a", "1"));
-    CHECK(h.set("b", std::string("\0x", 2)));
-    CHECK_FALSE(h.set("a", "2"));
+    CHECK(h.set("a", "1", kLimits));
+    CHECK(h.set("b", std::string("\0x", 2), kLimits));
+    CHECK_FALSE(h.set("a", "2", kLimits));
     CHECK(h.size() == 2);
     REQUIRE(h.get("a") != nullptr);
     CHECK(*h.get("a") == "2");
@@ -51,13 +55,13 @@ TEST_CASE("a hash sets, updates, finds and erases fields", "[hash]") {
 
 TEST_CASE("a small hash keeps insertion order; updates keep their place", "[hash]") {
   Hash h;
-  h.set("c", "1");
-  h.set("a", "2");
-  h.set("b", "3");
-  h.set("a", "4");
+  h.set("c", "1", kLimits);
+  h.set("a", "2", kLimits);
+  h.set("b", "3", kLimits);
+  h.set("a", "4", kLimits);
   CHECK(fields_in_order(h) == std::vector<std::string>{"c", "a", "b"});
   h.erase("c");
-  h.set("c", "5");
+  h.set("c", "5", kLimits);
   CHECK(fields_in_order(h) == std::vector<std::string>{"a", "b", "c"});
 }
 
@@ -65,12 +69,12 @@ TEST_CASE("a hash converts to a hashtable past 128 fields or 64 bytes, and never
   SECTION("the 129th field") {
     Hash h;
     for (int i = 0; i < 128; ++i) {
-      h.set(field(i), "v");
+      h.set(field(i), "v", kLimits);
     }
     CHECK(h.listpack());
-    h.set(field(0), "updated");  // not a new field
+    h.set(field(0), "updated", kLimits);  // not a new field
     CHECK(h.listpack());
-    h.set(field(128), "v");
+    h.set(field(128), "v", kLimits);
     CHECK_FALSE(h.listpack());
     CHECK(h.size() == 129);
     for (int i = 0; i < 129; ++i) {
@@ -84,29 +88,48 @@ TEST_CASE("a hash converts to a hashtable past 128 fields or 64 bytes, and never
   }
   SECTION("a 65-byte value or field, but not a 64-byte one") {
     Hash h;
-    h.set("f", std::string(64, 'x'));
-    h.set(std::string(64, 'k'), "v");
+    h.set("f", std::string(64, 'x'), kLimits);
+    h.set(std::string(64, 'k'), "v", kLimits);
     CHECK(h.listpack());
-    h.set("f", std::string(65, 'x'));
+    h.set("f", std::string(65, 'x'), kLimits);
     CHECK_FALSE(h.listpack());
     CHECK(h.get("f")->size() == 65);
     Hash g;
-    g.set(std::string(65, 'k'), "v");
+    g.set(std::string(65, 'k'), "v", kLimits);
     CHECK_FALSE(g.listpack());
   }
-  SECTION("a command bringing more than 128 pairs, duplicates or not") {
+  SECTION("limits lowered after the hash was built apply at its next write") {
     Hash h;
-    h.prepare_for(128);
+    for (int i = 0; i < 10; ++i) {
+      h.set(field(i), "v", kLimits);
+    }
+    EncodingLimits lower = kLimits;
+    lower.hash_max_listpack_entries = 4;
+    CHECK(h.listpack());  // nothing happens until the next write
+    CHECK_FALSE(h.erase(field(99)));
     CHECK(h.listpack());
-    h.prepare_for(129);
+    CHECK_FALSE(h.set(field(0), "updated", lower));  // an update converts too, as in Redis
     CHECK_FALSE(h.listpack());
+    CHECK(*h.get(field(0)) == "updated");
+    CHECK(h.size() == 10);
+    Hash g;
+    lower.hash_max_listpack_entries = 0;  // no listpack at all: the first field converts
+    g.set("a", "1", lower);
+    CHECK_FALSE(g.listpack());
+    Hash k;
+    lower = kLimits;
+    lower.hash_max_listpack_value = 3;
+    k.set("abc", "xyz", lower);
+    CHECK(k.listpack());
+    k.set("abc", "wxyz", lower);
+    CHECK_FALSE(k.listpack());
   }
 }
 
 TEST_CASE("a listpack scan returns everything at once with cursor 0", "[hash]") {
   Hash h;
   for (int i = 0; i < 20; ++i) {
-    h.set(field(i), std::to_string(i));
+    h.set(field(i), std::to_string(i), kLimits);
   }
   std::map<std::string, std::string> seen;
   uint64_t next = h.scan(0, [&](const std::string& f, const std::string& v) { seen[f] = v; });
@@ -118,7 +141,7 @@ TEST_CASE("a listpack scan returns everything at once with cursor 0", "[hash]") 
 TEST_CASE("a hashtable scan returns every field present throughout, while it resizes", "[hash]") {
   Hash h;
   for (int i = 0; i < 2000; ++i) {
-    h.set(field(i), "v");
+    h.set(field(i), "v", kLimits);
   }
   REQUIRE_FALSE(h.listpack());
   // Fields 0..999 stay for the whole scan; 1000..1999 are deleted and 2000..5999 added while it
@@ -134,7 +157,7 @@ TEST_CASE("a hashtable scan returns every field present throughout, while it res
       h.erase(field(next_del++));
     }
     for (int k = 0; k < 40 && next_add < 6000 && steps > 30; ++k) {
-      h.set(field(next_add++), "v");
+      h.set(field(next_add++), "v", kLimits);
     }
     ++steps;
   } while (cursor != 0 && steps < 100000);
@@ -149,7 +172,7 @@ TEST_CASE("random_pair reaches every field in both encodings", "[hash]") {
   for (int n : {5, 300}) {
     Hash h;
     for (int i = 0; i < n; ++i) {
-      h.set(field(i), "v" + std::to_string(i));
+      h.set(field(i), "v" + std::to_string(i), kLimits);
     }
     std::set<std::string> seen;
     for (int k = 0; k < n * 60; ++k) {
@@ -165,7 +188,7 @@ TEST_CASE("clone copies contents and encoding and is independent", "[hash]") {
   for (int n : {3, 200}) {
     Hash h;
     for (int i = 0; i < n; ++i) {
-      h.set(field(i), std::to_string(i));
+      h.set(field(i), std::to_string(i), kLimits);
     }
     auto c = h.clone();
     CHECK(c->listpack() == h.listpack());
@@ -173,7 +196,7 @@ TEST_CASE("clone copies contents and encoding and is independent", "[hash]") {
     if (h.listpack()) {
       CHECK(fields_in_order(*c) == fields_in_order(h));
     }
-    c->set("f0", "changed");
+    c->set("f0", "changed", kLimits);
     c->erase("f1");
     CHECK(*h.get("f0") == "0");
     CHECK(h.get("f1") != nullptr);

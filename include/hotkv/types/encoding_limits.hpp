@@ -1,0 +1,26 @@
+// The thresholds at which a hash or a set leaves its compact encoding (hash-max-listpack-*,
+// set-max-intset-entries). A write compares the value with the limits in force when it runs,
+// as Redis does, so a lowered limit takes effect on a value's next write and a raised one
+// never turns a converted value back (the conversion is one way).
+//
+// A plain copy taken from the configuration for one command: the types layer never reads the
+// configuration itself. Any thread may build one.
+#pragma once
+
+#include <cstddef>
+
+namespace hotkv {
+
+class Config;
+
+struct EncodingLimits {
+  // The defaults of Config (those of the redis.conf Redis ships).
+  size_t hash_max_listpack_entries = 128;
+  size_t hash_max_listpack_value = 64;
+  size_t set_max_intset_entries = 512;
+
+  // The limits currently configured (relaxed reads of Config's atomics).
+  static EncodingLimits from(const Config& config);
+};
+
+}  // namespace hotkv
