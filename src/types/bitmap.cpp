@@ -218,7 +218,9 @@ std::string bit_op(BitOp op, std::span<const std::string_view> sources) {
   if (maxlen == 0 || sources.empty()) {
     return out;
   }
-  std::memcpy(out.data(), sources[0].data(), sources[0].size());
+  if (!sources[0].empty()) {  // an empty view's data() may be null: no memcpy from it
+    std::memcpy(out.data(), sources[0].data(), sources[0].size());
+  }
   auto* o = reinterpret_cast<uint8_t*>(out.data());
   if (op == BitOp::kNot) {
     for (size_t j = 0; j < maxlen; ++j) {
