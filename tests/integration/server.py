@@ -728,6 +728,18 @@ def parse_reply_line(line):
     raise AssertionError("unexpected reply line %r" % line)
 
 
+def wait_rewrite_done(client, deadline_s=30):
+    """Waits (bounded) until INFO persistence reports no rewrite running or scheduled; returns
+    that INFO section."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        info = client.info("persistence")
+        if info.get("aof_rewrite_in_progress") == 0 and info.get("aof_rewrite_scheduled", 0) == 0:
+            return info
+        time.sleep(0.02)
+    raise AssertionError("rewrite still running after %d s" % deadline_s)
+
+
 class DataDir:
     """A temporary server directory for the append-only log, removed afterwards."""
 

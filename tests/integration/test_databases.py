@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import redis  # noqa: E402
 
 from server import (RawClient, Server, Swarm, case, encode_command,  # noqa: E402
-                    expect_error, hotkv_only, run_cases, spread_keys)
+                    expect_error, hotkv_only, run_cases, spread_keys, wait_rewrite_done)
 
 DB_RANGE = "ERR DB index is out of range"
 NOT_INT = "ERR value is not an integer or out of range"
@@ -324,9 +324,7 @@ def kill9_keeps_every_database(t, srv):
         cs[0].swapdb(1, 15)
         cs[7].flushdb()
         cs[1].bgrewriteaof()
-        deadline = time.monotonic() + 30
-        while cs[1].info("persistence")["aof_rewrite_in_progress"] and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_rewrite_done(cs[1])
         cs[15].swapdb(0, 3)
         cs[15].set("after", "rewrite")
         cs[1].lpush("list", "front")

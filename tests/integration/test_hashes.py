@@ -35,7 +35,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from server import (RespError, case, expect_error, hotkv_only, run_cases,  # noqa: E402
-                    spread_keys)
+                    spread_keys, wait_rewrite_done)
 
 import server as harness  # noqa: E402
 
@@ -47,16 +47,6 @@ WAREHOUSES = 4
 
 def pairs(flat):
     return dict(zip(flat[0::2], flat[1::2]))
-
-
-def wait_rewrite_done(client, deadline_s=30):
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        info = client.info("persistence")
-        if info.get("aof_rewrite_in_progress") == 0 and info.get("aof_rewrite_scheduled", 0) == 0:
-            return
-        time.sleep(0.02)
-    raise AssertionError("rewrite still running after %d s" % deadline_s)
 
 
 @case

@@ -33,7 +33,8 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import RespError, Server, case, run_cases, spread_keys  # noqa: E402
+from server import (RespError, Server, case, run_cases, spread_keys,  # noqa: E402
+                    wait_rewrite_done)
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 NOT_HLL = "WRONGTYPE Key is not a valid HyperLogLog string value."
@@ -358,16 +359,6 @@ def keyspace_events_and_watch(t, srv):
 
 # ----------------------------------------------------------------------------------------------
 # Persistence.
-
-
-def wait_rewrite_done(client, deadline_s=30):
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        info = client.info("persistence")
-        if info.get("aof_rewrite_in_progress") == 0 and info.get("aof_rewrite_scheduled", 0) == 0:
-            return
-        time.sleep(0.02)
-    raise AssertionError("rewrite still running after %d s" % deadline_s)
 
 
 @case

@@ -31,7 +31,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from server import (RawClient, RespError, Server, Swarm, case, encode_command,  # noqa: E402
-                    expect_error, raise_nofile, run_cases, spread_keys)
+                    expect_error, raise_nofile, run_cases, spread_keys, wait_rewrite_done)
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 SECKILL_TOKENS = 500
@@ -351,9 +351,7 @@ def kill9_keeps_lists(t, srv):
         r.lmove(k1, k2, "LEFT", "RIGHT")
         r.rpush("big", *("x" * 100 for _ in range(2000)))
         r.bgrewriteaof()
-        deadline = time.monotonic() + 30
-        while r.info("persistence")["aof_rewrite_in_progress"] and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_rewrite_done(r)
         r.ltrim("big", 10, 1500)
         r.rpoplpush(k2, k3)
         r.expire(k2, 1000)

@@ -24,7 +24,8 @@ import redis
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import ConnectionClosed, DataDir, RawClient, case, hotkv_only, run_cases, spread_keys  # noqa: E402
+from server import (ConnectionClosed, DataDir, RawClient, case, hotkv_only,  # noqa: E402
+                    run_cases, spread_keys, wait_rewrite_done)
 
 import server as harness  # noqa: E402
 
@@ -396,16 +397,6 @@ def full_disk_refuses_writes_with_misconf_then_recovers(t, srv):
             assert not missing, "%d acknowledged keys lost, first %r" % (len(missing), missing[:5])
         finally:
             s2.stop()
-
-
-def wait_rewrite_done(client, deadline_s=30):
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        info = client.info("persistence")
-        if info.get("aof_rewrite_in_progress") == 0 and info.get("aof_rewrite_scheduled", 0) == 0:
-            return info
-        time.sleep(0.02)
-    raise AssertionError("rewrite still running after %d s" % deadline_s)
 
 
 @case

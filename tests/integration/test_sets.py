@@ -35,7 +35,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from server import (case, encode_command, expect_error, raise_nofile, run_cases,  # noqa: E402
-                    spread_keys)
+                    spread_keys, wait_rewrite_done)
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 BUYER_CONNECTIONS = 200
@@ -348,17 +348,6 @@ def keyspace_events(t, srv):
 
 # ----------------------------------------------------------------------------------------------
 # Persistence.
-
-
-def wait_rewrite_done(client, deadline_s=30):
-    """Waits (bounded) until INFO persistence reports no rewrite running or scheduled."""
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        info = client.info("persistence")
-        if info.get("aof_rewrite_in_progress") == 0 and info.get("aof_rewrite_scheduled", 0) == 0:
-            return
-        time.sleep(0.02)
-    raise AssertionError("rewrite still running after %d s" % deadline_s)
 
 
 @case

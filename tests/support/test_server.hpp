@@ -57,6 +57,9 @@ inline const std::string kNil = "$-1\r\n";
 inline const std::string kNilArray = "*-1\r\n";
 // An array of already-encoded replies.
 std::string arr(std::initializer_list<std::string> items);
+// `count` keys named prefix<N>, each on a different shard of `s` (REQUIREs that many shards).
+std::vector<std::string> keys_on_distinct_shards(TestServer& s, const std::string& prefix,
+                                                 size_t count);
 // One stream entry as Redis replies it: [id, [field, value, ...]].
 std::string ent(const std::string& id, std::initializer_list<std::string> fields);
 // An error reply: "-<text>\r\n".

@@ -14,26 +14,13 @@ using hotkv::test::bulk;
 using hotkv::test::error;
 using hotkv::test::integer;
 using hotkv::test::kOk;
+using hotkv::test::keys_on_distinct_shards;
 using hotkv::test::TestServer;
 
 namespace {
 
 const std::string kNotHll = error("WRONGTYPE Key is not a valid HyperLogLog string value.");
 const std::string kCorrupt = error("INVALIDOBJ Corrupted HLL object detected");
-
-std::vector<std::string> keys_on_distinct_shards(TestServer& s, const std::string& prefix,
-                                                 size_t count) {
-  std::vector<std::string> out;
-  std::set<size_t> used;
-  for (int i = 0; i < 10000 && out.size() < count; ++i) {
-    std::string k = prefix + std::to_string(i);
-    if (used.insert(s.engine().shard_of(k)).second) {
-      out.push_back(k);
-    }
-  }
-  REQUIRE(out.size() == count);
-  return out;
-}
 
 std::vector<std::string> pfadd(const std::string& key, const std::string& prefix, int from,
                                int to) {

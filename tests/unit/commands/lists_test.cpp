@@ -19,6 +19,7 @@ using hotkv::test::error;
 using hotkv::test::integer;
 using hotkv::test::kNil;
 using hotkv::test::kOk;
+using hotkv::test::keys_on_distinct_shards;
 using hotkv::test::TestServer;
 
 namespace {
@@ -36,21 +37,6 @@ std::string bulks(std::initializer_list<const char*> items) {
   for (const auto& e : encoded) {
     out += e;
   }
-  return out;
-}
-
-// `count` keys named prefix<N>, each on a different shard of `s`.
-std::vector<std::string> keys_on_distinct_shards(TestServer& s, const std::string& prefix,
-                                                 size_t count) {
-  std::vector<std::string> out;
-  std::set<size_t> used;
-  for (int i = 0; i < 10000 && out.size() < count; ++i) {
-    std::string k = prefix + std::to_string(i);
-    if (used.insert(s.engine().shard_of(k)).second) {
-      out.push_back(k);
-    }
-  }
-  REQUIRE(out.size() == count);
   return out;
 }
 

@@ -22,6 +22,7 @@ using hotkv::test::integer;
 using hotkv::test::kNil;
 using hotkv::test::kOk;
 using hotkv::test::parse_resp;
+using hotkv::test::keys_on_distinct_shards;
 using hotkv::test::TestServer;
 
 namespace {
@@ -48,21 +49,6 @@ std::string set3(std::initializer_list<std::string> items) {
   for (const auto& i : items) {
     out += i;
   }
-  return out;
-}
-
-// `count` keys named prefix<N>, each on a different shard of `s`.
-std::vector<std::string> keys_on_distinct_shards(TestServer& s, const std::string& prefix,
-                                                 size_t count) {
-  std::vector<std::string> out;
-  std::set<size_t> used;
-  for (int i = 0; i < 10000 && out.size() < count; ++i) {
-    std::string k = prefix + std::to_string(i);
-    if (used.insert(s.engine().shard_of(k)).second) {
-      out.push_back(k);
-    }
-  }
-  REQUIRE(out.size() == count);
   return out;
 }
 
