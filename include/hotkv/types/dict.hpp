@@ -154,6 +154,7 @@ class Dict {
     bucket_count_ = 0;
     size_ = 0;
     key_heap_bytes_ = 0;
+    random_slots_ = kChainSlots;
   }
 
   // Visits every entry of the bucket(s) at `cursor`, calling fn(const std::string& key, V&),
@@ -190,13 +191,15 @@ class Dict {
   }
 
   // Returns a random entry, or nullptr when empty (RANDOMKEY, SRANDMEMBER, HRANDFIELD). Each
-  // attempt picks a bucket and a position 0..kChainSlots-1 in it, and succeeds if the chain
-  // is that long: every entry within the first kChainSlots of its chain is equally likely, so
-  // the pick is uniform (chains are rarely longer at our load factors) where picking a chain
-  // and then an entry of it would favour entries of short chains. Attempts succeed with
-  // probability load/kChainSlots (>= 1/32 as the load never stays below 1/8, so 256 attempts
-  // all miss once in ~3000 picks at worst); then it falls back to a chain-then-entry pick,
-  // which always succeeds.
+  // attempt picks a bucket and a position 0..slots-1 in it, and succeeds if the chain is that
+  // long: every entry is equally likely as long as no chain is longer than `slots`, where
+  // picking a chain and then an entry of it would favour entries of short chains. `slots`
+  // starts at kChainSlots and grows to the longest chain an attempt meets (remembered until
+  // the next resize), so an entry deep in a rare long chain is reachable too: with a fixed
+  // slot count the fifth entry of a five-long chain would never be picked. Attempts succeed
+  // with probability load/slots (>= 1/32 for four slots, as the load never stays below 1/8);
+  // after kUniformAttempts misses it falls back to a chain-then-entry pick, which always
+  // succeeds.
   // rng must be a UniformRandomBitGenerator.
   template <class Rng>
   Entry* random_entry(Rng& rng) {
@@ -204,14 +207,23 @@ class Dict {
       return nullptr;
     }
     std::uniform_int_distribution<size_t> pick_bucket(0, bucket_count_ - 1);
-    std::uniform_int_distribution<size_t> pick_slot(0, kChainSlots - 1);
     for (int attempt = 0; attempt < kUniformAttempts; ++attempt) {
-      Entry* e = head_of(buckets_[pick_bucket(rng)]);
-      for (size_t skip = pick_slot(rng); e != nullptr && skip > 0; --skip) {
-        e = e->next;
+      Entry* chain = head_of(buckets_[pick_bucket(rng)]);
+      size_t length = 0;
+      for (Entry* e = chain; e != nullptr; e = e->next) {
+        ++length;
       }
-      if (e != nullptr) {
-        return e;
+      if (length > random_slots_) {
+        // Restart the draw with room for this chain; earlier attempts left no bias behind.
+        random_slots_ = length;
+        continue;
+      }
+      const size_t slot = std::uniform_int_distribution<size_t>(0, random_slots_ - 1)(rng);
+      if (slot < length) {
+        for (size_t skip = slot; skip > 0; --skip) {
+          chain = chain->next;
+        }
+        return chain;
       }
     }
     // The fallback: a non-empty bucket (probes, then a linear walk from a random start, which
@@ -376,6 +388,7 @@ class Dict {
     }
     buckets_ = std::move(fresh);
     bucket_count_ = count;
+    random_slots_ = kChainSlots;
   }
 
   void free_entries() {
@@ -395,12 +408,15 @@ class Dict {
     bucket_count_ = std::exchange(other.bucket_count_, 0);
     size_ = std::exchange(other.size_, 0);
     key_heap_bytes_ = std::exchange(other.key_heap_bytes_, 0);
+    random_slots_ = std::exchange(other.random_slots_, kChainSlots);
   }
 
   std::unique_ptr<uintptr_t[]> buckets_;  // bucket words: head pointer | filter
   size_t bucket_count_ = 0;
   size_t size_ = 0;
   size_t key_heap_bytes_ = 0;
+  // random_entry's slot count: kChainSlots, or the longest chain it met since the last resize.
+  size_t random_slots_ = kChainSlots;
 };
 
 }  // namespace hotkv

@@ -252,6 +252,29 @@ TEST_CASE("Dict scan never misses a key present for the whole scan", "[dict][sca
   }
 }
 
+// At load 1.0 about 0.4% of the buckets hold five or more entries (Poisson), so 4096 keys
+// almost surely put some key past the fourth place of its chain; the hash seed changes per
+// process, so which keys that are changes from run to run. 40 draws per key leave any one key
+// unseen with probability about e^-40 when the pick is uniform.
+TEST_CASE("Dict random_entry reaches keys deep in long chains", "[dict]") {
+  Dict<int> dict;
+  std::mt19937_64 rng(7);
+  constexpr int kCount = 4096;
+  for (int i = 0; i < kCount; ++i) {
+    dict.insert_or_assign(key_of(i), i);
+  }
+  REQUIRE(dict.bucket_count() == static_cast<size_t>(kCount));
+  std::unordered_map<std::string, int> seen;
+  for (int draw = 0; draw < kCount * 40; ++draw) {
+    ++seen[dict.random_entry(rng)->key];
+  }
+  REQUIRE(seen.size() == static_cast<size_t>(kCount));
+  // Uniform: no key is drawn anywhere near twice its share (40 expected, sd about 6.3).
+  for (const auto& [key, n] : seen) {
+    CHECK(n < 100);
+  }
+}
+
 TEST_CASE("Dict random_entry eventually returns every key", "[dict]") {
   Dict<int> dict;
   std::mt19937_64 rng(99);
