@@ -540,11 +540,12 @@ asio::awaitable<bool> Connection::process_input() {
       continue;
     }
     session_.info->last_command.store(static_cast<int64_t>(spec->id), std::memory_order_relaxed);
+    if (session_.multi.active && queue_in_multi(*spec)) {
+      in_.consume(consumed);
+      continue;
+    }
+    session_.replies_silenced = suppress;
     if (session_.multi.active) {
-      if (queue_in_multi(*spec)) {
-        in_.consume(consumed);
-        continue;
-      }
       if (spec->name == "EXEC") {
         co_await flush_window();
         size_t mark = out_.size();
@@ -554,6 +555,7 @@ asio::awaitable<bool> Connection::process_input() {
           out_.resize(mark);
           session_.skip_this_reply = false;
         }
+        send_pushes_while_silenced();
         continue;
       }
     }
@@ -634,6 +636,7 @@ asio::awaitable<bool> Connection::process_input() {
     } else if (was_skip) {
       out_.resize(mark);
     }
+    send_pushes_while_silenced();
     if (session_.close_after_reply) {
       co_return false;
     }

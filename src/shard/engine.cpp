@@ -26,6 +26,9 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
       shards_.back()->keyspace(db).set_expired_hook([this](uint32_t at, std::string_view key) {
         notify_keyspace_event(at, kNotifyExpired, "expired", key);
       });
+      shards_.back()->keyspace(db).set_created_hook([this](uint32_t at, std::string_view key) {
+        notify_keyspace_event(at, kNotifyNew, "new", key);
+      });
     }
   }
 }
