@@ -92,7 +92,7 @@ bool answer_soldout_here(const CommandSpec& spec, std::span<const std::string_vi
   InventoryStats& stats = here.keyspace(0).inventory_stats();
   KeyspaceStats::bump(stats.rejected_soldout);
   KeyspaceStats::bump(stats.soldout_answered_here);
-  count_command(spec, engine, here, mono_us() - start, true);
+  count_command(spec, argv, engine, here, mono_us() - start, true);
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "hotkv/commands/blocking.hpp"
+#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
@@ -232,12 +233,20 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
 
     WakeResult result = std::move(*wake_result_);
     wake_result_.reset();
+    // Answered without a run of its own: the call is counted here, once (a reply from a
+    // re-run was counted by it).
+    auto count_call = [&](bool failed) {
+      std::vector<std::string_view> views(argv.begin(), argv.end());
+      count_command(spec, views, engine_, engine_.shard(shard_), 0, failed);
+    };
     switch (result.kind) {
       case WakeKind::kReply:
         co_return std::move(result.reply);
       case WakeKind::kTimeout:
+        count_call(false);
         co_return timeout_reply(session_.resp);
       case WakeKind::kError:
+        count_call(true);
         co_return "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n";
       case WakeKind::kCancelled:
         closing_ = true;
@@ -246,6 +255,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         break;
     }
     if (deadline && Clock::now() >= *deadline) {
+      count_call(false);
       co_return timeout_reply(session_.resp);
     }
     argv = c->argv;  // the resolved form ("$" already replaced), re-run through routing

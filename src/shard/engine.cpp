@@ -13,13 +13,17 @@ namespace hotkv {
 
 Engine::Engine(Config& config, const Table& table, size_t command_count,
                std::vector<asio::io_context*> contexts)
-    : config_(config), table_(table), start_unix_ms_(unix_ms()) {
+    : config_(config),
+      table_(table),
+      latency_(config.latency_monitor_threshold),
+      start_unix_ms_(unix_ms()) {
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {
     auto databases = static_cast<size_t>(config.databases.load());
     shards_.push_back(
         std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_, databases));
+    shards_.back()->set_latency_monitor(&latency_);
     // "expired" events come from the deletion itself (the timing wheel's, or a lookup's),
     // so they follow the deadline closely.
     for (uint32_t db = 0; db < databases; ++db) {

@@ -34,6 +34,7 @@
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/config.hpp"
+#include "hotkv/util/latency_monitor.hpp"
 
 namespace hotkv {
 
@@ -84,6 +85,8 @@ class Engine {
   ClientRegistry& clients() { return clients_; }
   ServerStats& stats() { return stats_; }
   PubSubHub& pubsub() { return pubsub_; }
+  // LATENCY's events (any thread; see latency_monitor.hpp).
+  LatencyMonitor& latency() { return latency_; }
   // Lua scripts known to the server, and each shard's interpreter.
   ScriptStore& scripts() { return *scripts_; }
   // shared_ptr: the shard layer does not know the type it destroys.
@@ -252,6 +255,7 @@ class Engine {
   ClientRegistry clients_;
   ServerStats stats_;
   PubSubHub pubsub_;
+  LatencyMonitor latency_;
   std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
