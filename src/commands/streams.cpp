@@ -102,8 +102,10 @@ bool parse_trim_args_or_reply(CommandContext& ctx, bool xadd, TrimArgs& a) {
       return false;
     }
   } else {
-    // Redis bounds an approximate trim's work to 100 nodes unless told otherwise.
-    a.limit = a.approx ? static_cast<int64_t>(100 * Stream::kNodeEntries) : 0;
+    // Redis bounds an approximate trim's work to 100 nodes' worth (stream-node-max-entries)
+    // unless told otherwise.
+    int64_t node = ctx.engine.config().stream_node_max_entries.load(std::memory_order_relaxed);
+    a.limit = a.approx ? std::min(node, INT64_MAX / 100) * 100 : 0;
   }
   return true;
 }
@@ -177,7 +179,7 @@ void cmd_xadd(CommandContext& ctx) {
     return;
   }
   std::span<const std::string_view> fields = ctx.argv.subspan(field_pos);
-  s->append(id, fields);
+  s->append(id, fields, EncodingLimits::from(ctx.engine.config()));
   if (created) {
     ctx.db(key).put(key, Value::from_stream(std::move(created)));
   }
@@ -504,14 +506,18 @@ bool parse_read_options_or_reply(CommandContext& ctx, bool group, ReadOptions& o
   return true;
 }
 
-// A re-run of a blocked XREADGROUP: Redis 7 answers clients whose key or group went away.
+// The stream at `key` for a woken re-run, or nullptr when the key is gone or now holds
+// another type: for a blocked reader both mean the stream it waited on no longer exists.
+Stream* woken_stream(CommandContext& ctx, std::string_view key) {
+  Value* v = ctx.db(key).find(key, ctx.now_ms);
+  return v != nullptr && v->type() == ValueType::kStream ? v->stream() : nullptr;
+}
+
+// A re-run of a blocked XREADGROUP: Redis 7 answers clients whose key went away or changed
+// type (SET, a transaction's DEL + SADD) or whose group was destroyed.
 bool woken_group_checks_or_reply(CommandContext& ctx, const ReadOptions& o) {
   for (size_t k = 0; k < o.nstreams; ++k) {
-    std::string_view key = ctx.arg(o.streams_at + k);
-    Stream* s = nullptr;
-    if (!stream_lookup_or_reply(ctx, key, false, s)) {
-      return false;
-    }
+    Stream* s = woken_stream(ctx, ctx.arg(o.streams_at + k));
     if (s == nullptr) {
       ctx.error("UNBLOCKED the stream key no longer exists");
       return false;
@@ -531,7 +537,11 @@ bool resolve_targets_or_reply(CommandContext& ctx, bool group, const ReadOptions
     ReadTarget& t = targets[k];
     t.key = ctx.arg(o.streams_at + k);
     std::string_view id = ctx.arg(o.streams_at + o.nstreams + k);
-    if (!stream_lookup_or_reply(ctx, t.key, true, t.stream)) {
+    if (ctx.woken && !group) {
+      // A blocked XREAD whose key now holds another type keeps waiting, as on Redis: only a
+      // stream there can serve it.
+      t.stream = woken_stream(ctx, t.key);
+    } else if (!stream_lookup_or_reply(ctx, t.key, true, t.stream)) {
       return false;
     }
     if (group) {
