@@ -315,7 +315,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
     // thread sent before the script turned busy, a woken blocked client): the script's
     // half-done changes are not for anyone else to see or add to.
     reply.error(engine.scripts().busy_error());
-    count_command(spec, argv, engine, shard, 0, true);
+    count_command(spec, argv, engine, shard, 0, engine.scripts().busy_error());
     return;
   }
   const bool frozen = frozen_now_ms >= 0;
@@ -365,7 +365,8 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   bool blocked = block != nullptr && block->requested;
   bool still_waiting = woken && buf.size() == before;
   if (!blocked && !still_waiting) {
-    count_command(spec, argv, engine, shard, elapsed, failed);
+    count_command(spec, argv, engine, shard, elapsed,
+                  failed ? std::string_view(buf).substr(before) : std::string_view());
   }
   // Blocked readers re-run after writes (their own re-runs excepted: a read that finds
   // nothing must not wake the others again).
@@ -392,7 +393,8 @@ std::string stat_slot_name(const CommandSpec& spec, size_t sub_index) {
 }
 
 void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
-                   Shard& shard, int64_t usec, bool failed) {
+                   Shard& shard, int64_t usec, std::string_view error) {
+  bool failed = !error.empty();
   CommandStat& stat = shard.command_stat(engine.table().stat_slot(spec, argv));
   KeyspaceStats::bump(stat.calls);
   KeyspaceStats::bump(stat.usec, static_cast<uint64_t>(usec));
@@ -408,6 +410,7 @@ void count_command(const CommandSpec& spec, std::span<const std::string_view> ar
   if (failed) {
     KeyspaceStats::bump(stat.failed);
     engine.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+    engine.errors().count(error);
   }
 }
 

@@ -231,6 +231,15 @@ void info_commandstats(CommandContext& ctx, std::string& out) {
   out += "\r\n";
 }
 
+// Error replies by code, as Redis 7 (shard/error_stats.hpp).
+void info_errorstats(CommandContext& ctx, std::string& out) {
+  out += "# Errorstats\r\n";
+  for (const auto& [code, count] : ctx.engine.errors().snapshot()) {
+    out += fmt::format("errorstat_{}:count={}\r\n", code, count);
+  }
+  out += "\r\n";
+}
+
 // One line per database that holds keys, as Redis.
 void info_keyspace(CommandContext& ctx, std::string& out) {
   out += "# Keyspace\r\n";
@@ -280,11 +289,17 @@ struct InfoSection {
 };
 
 const InfoSection kInfoSections[] = {
-    {"server", info_server, true},           {"clients", info_clients, true},
-    {"memory", info_memory, true},           {"persistence", info_persistence, true},
-    {"stats", info_stats, true},             {"replication", info_replication, true},
-    {"cpu", info_cpu, true},                 {"commandstats", info_commandstats, false},
-    {"inventory", info_inventory, true},     {"keyspace", info_keyspace, true},
+    {"server", info_server, true},
+    {"clients", info_clients, true},
+    {"memory", info_memory, true},
+    {"persistence", info_persistence, true},
+    {"stats", info_stats, true},
+    {"replication", info_replication, true},
+    {"cpu", info_cpu, true},
+    {"commandstats", info_commandstats, false},
+    {"errorstats", info_errorstats, true},
+    {"inventory", info_inventory, true},
+    {"keyspace", info_keyspace, true},
 };
 
 void cmd_info(CommandContext& ctx) {
@@ -381,6 +396,7 @@ void cmd_config(CommandContext& ctx) {
     ss.connections_received.store(0);
     ss.rejected_connections.store(0);
     ss.total_error_replies.store(0);
+    ctx.engine.errors().reset();
     ss.atomic_operations.store(0);
     ss.connection_migrations.store(0);
     ctx.reply.ok();

@@ -506,6 +506,7 @@ asio::awaitable<bool> Connection::process_input() {
                           parser_.error());
       ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
       engine_.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+      engine_.errors().count("ERR");
       co_return false;
     }
     if (args_.empty()) {

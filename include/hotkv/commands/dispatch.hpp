@@ -59,10 +59,11 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
 // The per-command statistics execute_command keeps (calls, time, failures, the latency
 // histogram and latency-monitor events), for a command answered without its handler
 // (inventory_soldout.hpp) or a blocked one answered by a timeout. Counted in the slot of
-// argv's subcommand when the command has subcommands (Table::stat_slot). Runs on shard's
+// argv's subcommand when the command has subcommands (Table::stat_slot). `error`: the error
+// reply it got (its text, with or without '-'), empty when it succeeded. Runs on shard's
 // thread (or a coordinator while it is parked).
 void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
-                   Shard& shard, int64_t usec, bool failed);
+                   Shard& shard, int64_t usec, std::string_view error);
 
 // One statistics slot summed over the shards (INFO commandstats, LATENCY HISTOGRAM). Any
 // thread; relaxed reads, so a call finishing meanwhile may be missing.

@@ -30,6 +30,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "hotkv/shard/client_registry.hpp"
+#include "hotkv/shard/error_stats.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/util/clock.hpp"
@@ -87,6 +88,8 @@ class Engine {
   PubSubHub& pubsub() { return pubsub_; }
   // LATENCY's events (any thread; see latency_monitor.hpp).
   LatencyMonitor& latency() { return latency_; }
+  // INFO errorstats (any thread).
+  ErrorStats& errors() { return errors_; }
   // Lua scripts known to the server, and each shard's interpreter.
   ScriptStore& scripts() { return *scripts_; }
   // shared_ptr: the shard layer does not know the type it destroys.
@@ -256,6 +259,7 @@ class Engine {
   ServerStats stats_;
   PubSubHub pubsub_;
   LatencyMonitor latency_;
+  ErrorStats errors_;
   std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
