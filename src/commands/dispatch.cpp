@@ -174,7 +174,7 @@ bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::str
 // at EXEC) are refused as Redis refuses them.
 bool needs_busy_shard(const CommandSpec& spec, std::span<const std::string_view> argv,
                       const ClientSession& session, Engine& engine) {
-  if (session.multi.active || (spec.flags & kAllShards) != 0 || engine.shard_count() == 1) {
+  if (session.multi.active || needs_every_shard(spec, argv) || engine.shard_count() == 1) {
     return true;
   }
   thread_local std::vector<size_t> keys;
@@ -243,7 +243,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
   route.kind = RouteKind::kLocal;
   route.shards.clear();
   route.keyed = false;
-  if ((spec.flags & kAllShards) != 0) {
+  if (needs_every_shard(spec, argv)) {
     if (engine.shard_count() > 1) {
       route.kind = RouteKind::kAtomic;
       route.shards = engine.all_shards();
@@ -329,6 +329,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      .spec = spec,
                      .now_ms = frozen ? frozen_now_ms : engine.now_ms(),
                      .db_index = db,
+                     .from_script = frozen,
                      .scratch = {},
                      .block_request = block,
                      .woken = woken,

@@ -91,6 +91,7 @@ const Table& command_table() {
     register_lists(t);
     register_bitmaps(t);
     register_hyperloglog(t);
+    register_sort(t);
     return t;
   }();
   return table;

@@ -49,7 +49,8 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   bool needs_home = false;
   std::vector<std::string_view> views;
   for (const QueuedCommand& q : txn.queue) {
-    if ((q.spec->flags & kAllShards) != 0) {
+    views.assign(q.args.begin(), q.args.end());
+    if (needs_every_shard(*q.spec, views)) {
       shards = engine_.all_shards();
       break;
     }
@@ -57,7 +58,6 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       needs_home = true;
       continue;
     }
-    views.assign(q.args.begin(), q.args.end());
     if (script_needs_every_shard(*q.spec, views, engine_)) {
       shards = engine_.all_shards();  // a script that may reach beyond its KEYS
       break;
