@@ -175,7 +175,9 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "instantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\n"
       "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
       "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
-      "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\ntotal_error_replies:{}\r\n"
+      // No MIGRATE, so no cached sockets: 0 is the truth, and clients poll for it.
+      "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\nmigrate_cached_sockets:0\r\n"
+      "total_error_replies:{}\r\n"
       "cross_shard_atomic_ops:{}\r\ncross_thread_messages:{}\r\n"
       "cross_thread_messages_per_command:{:.4f}\r\ncross_thread_commands:{}\r\n"
       "connection_migrations:{}\r\n\r\n",

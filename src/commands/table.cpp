@@ -92,6 +92,7 @@ const Table& command_table() {
     register_bitmaps(t);
     register_hyperloglog(t);
     register_sort(t);
+    register_dump(t);
     return t;
   }();
   return table;
