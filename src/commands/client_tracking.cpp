@@ -81,7 +81,7 @@ void client_tracking(CommandContext& ctx) {
     return;
   }
   if ((options & kTrackingOptin) != 0 && (options & kTrackingOptout) != 0) {
-    ctx.error("ERR You can't use both OPTIN and OPTOUT");
+    ctx.error("ERR You can't specify both OPTIN mode and OPTOUT mode");
     return;
   }
   if (on && (((options & kTrackingOptin) != 0 && (now & kTrackingOptout) != 0) ||

@@ -148,6 +148,7 @@ asio::awaitable<void> Connection::run() {
   auto self = shared_from_this();
   asio::io_context& io = engine_.shard(shard_).io();
   bool kill_requested = false;
+  std::vector<std::shared_ptr<const TrackingMessage>> moved_messages;
   if (owner_ == nullptr) {
     owner_ = std::make_shared<ConnectionOwner>();
     std::shared_ptr<ConnectionOwner> owner = owner_;
@@ -165,13 +166,15 @@ asio::awaitable<void> Connection::run() {
     };
     session_.info->push = [owner](std::shared_ptr<const TrackingMessage> m) {
       std::lock_guard lock(owner->mutex);
-      if (owner->io != nullptr) {
-        asio::post(*owner->io, [weak = owner->conn, m = std::move(m)] {
-          if (auto c = weak.lock()) {
-            c->deliver_tracking(*m);
-          }
-        });
+      if (owner->io == nullptr) {
+        owner->tracking_while_moving.push_back(std::move(m));
+        return;
       }
+      asio::post(*owner->io, [weak = owner->conn, m = std::move(m)] {
+        if (auto c = weak.lock()) {
+          c->deliver_tracking(*m);
+        }
+      });
     };
     session_.info->unblock = [owner](bool error) {
       std::lock_guard lock(owner->mutex);
@@ -189,6 +192,10 @@ asio::awaitable<void> Connection::run() {
     owner_->io = &io;
     owner_->conn = self;
     kill_requested = owner_->kill_requested;
+    moved_messages.swap(owner_->tracking_while_moving);
+  }
+  for (const auto& m : moved_messages) {
+    deliver_tracking(*m);
   }
   if (kill_requested) {
     closing_ = true;

@@ -45,6 +45,8 @@ struct ConnectionOwner {
   asio::io_context* io = nullptr;
   std::weak_ptr<Connection> conn;
   bool kill_requested = false;  // a kill that arrived while the connection was moving
+  // Client-side caching messages that arrived while it was moving, delivered on arrival.
+  std::vector<std::shared_ptr<const TrackingMessage>> tracking_while_moving;
 };
 
 // A connection on its way to another thread (Connection::migrate): its descriptor, released

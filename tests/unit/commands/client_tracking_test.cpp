@@ -47,8 +47,8 @@ struct Tracker {
   // A command of the session, as its connection runs it.
   std::string run(const std::vector<std::string>& argv) {
     const hotkv::CommandSpec* spec = s.engine().table().find(argv[0]);
-    TrackingCaller caller = spec != nullptr ? take_tracking_caller(s.session(), *spec)
-                                            : TrackingCaller{};
+    TrackingCaller caller =
+        spec != nullptr ? take_tracking_caller(s.session(), *spec) : TrackingCaller{};
     ScopedTrackingCaller as(caller);
     return s.run(argv);
   }
@@ -91,7 +91,7 @@ TEST_CASE("CLIENT TRACKING refuses what Redis 7.0 refuses", "[tracking]") {
   REQUIRE(t.run({"CLIENT", "TRACKING", "on", "PREFIX", "a"}) ==
           error("ERR PREFIX option requires BCAST mode to be enabled"));
   REQUIRE(t.run({"CLIENT", "TRACKING", "on", "OPTIN", "OPTOUT"}) ==
-          error("ERR You can't use both OPTIN and OPTOUT"));
+          error("ERR You can't specify both OPTIN mode and OPTOUT mode"));
   REQUIRE(t.run({"CLIENT", "TRACKING", "on", "BCAST", "OPTIN"}) ==
           error("ERR OPTIN and OPTOUT are not compatible with BCAST"));
   REQUIRE(t.run({"CLIENT", "TRACKING", "on", "REDIRECT", "999999"}) ==
@@ -125,8 +125,7 @@ TEST_CASE("CLIENT TRACKING refuses what Redis 7.0 refuses", "[tracking]") {
   REQUIRE(t.s.engine().tracking().total_prefixes() == 0);
 }
 
-TEST_CASE("A read is invalidated once, by the first change, wherever its key lives",
-          "[tracking]") {
+TEST_CASE("A read is invalidated once, by the first change, wherever its key lives", "[tracking]") {
   Tracker t;
   std::vector<std::string> keys = keys_on_distinct_shards(t.s, "k", 4);
   REQUIRE(t.run({"CLIENT", "TRACKING", "on"}) == kOk);
