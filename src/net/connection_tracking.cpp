@@ -41,7 +41,11 @@ void Connection::deliver_tracking(const TrackingMessage& m) {
       }
     }
   }
-  if (executing_ && m.cause == id()) {
+  // Held while the input executes: this client's own invalidations (they follow its replies),
+  // and any while its replies are suppressed (CLIENT REPLY OFF|SKIP), because the suppressed
+  // reply is cut from out_ after the command, which would cut a message appended meanwhile.
+  bool suppressed = session_.reply_mode != ReplyMode::kOn || session_.skip_this_reply;
+  if (executing_ && (m.cause == id() || suppressed)) {
     held_ += frame;
     return;
   }
