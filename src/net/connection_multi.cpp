@@ -76,7 +76,10 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   Engine* engine = &engine_;
   ClientSession* session = &session_;
   uint32_t start_db = session_.db;
-  auto run = [engine, session, proto, start_db, &txn, &watch](size_t exec_shard, bool multi_shard) {
+  TrackingCaller caller = caller_;
+  auto run = [engine, session, proto, start_db, caller, &txn, &watch](size_t exec_shard,
+                                                                      bool multi_shard) {
+    ScopedTrackingCaller as(caller);
     std::string replies;
     // A SELECT queued in the transaction moves the commands after it to its database.
     uint32_t db = start_db;

@@ -13,7 +13,10 @@ namespace hotkv {
 
 Engine::Engine(Config& config, const Table& table, size_t command_count,
                std::vector<asio::io_context*> contexts)
-    : config_(config), table_(table), start_unix_ms_(unix_ms()) {
+    : config_(config),
+      table_(table),
+      tracking_(std::make_unique<Tracking>(*this)),
+      start_unix_ms_(unix_ms()) {
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {
@@ -178,10 +181,11 @@ Engine::~Engine() = default;
 void Engine::notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
                                    std::string_view key) {
   // Every change to a key is announced here (expiry included), so this is also where WATCH
-  // learns of it; the caller runs on the key's shard (or with it parked).
-  // One shard: no hash of the key needed to find its registry.
+  // and client-side caching learn of it; the caller runs on the key's shard (or with it
+  // parked). One shard: no hash of the key needed to find its registry.
   Shard& owner = shards_.size() == 1 ? *shards_[0] : shard(shard_of(key));
   owner.watches().touch(db, key);
+  tracking_->key_changed(owner, key, type_flag == kNotifyExpired || event == "evicted");
   uint32_t flags = config_.notify_keyspace_events.load(std::memory_order_relaxed);
   if ((flags & type_flag) == 0 || pubsub_.idle()) {
     return;

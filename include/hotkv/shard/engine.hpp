@@ -32,6 +32,7 @@
 #include "hotkv/shard/client_registry.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard.hpp"
+#include "hotkv/shard/tracking.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/config.hpp"
 
@@ -84,6 +85,8 @@ class Engine {
   ClientRegistry& clients() { return clients_; }
   ServerStats& stats() { return stats_; }
   PubSubHub& pubsub() { return pubsub_; }
+  // Client-side caching (CLIENT TRACKING): told of every key change by notify_keyspace_event.
+  Tracking& tracking() { return *tracking_; }
   // Lua scripts known to the server, and each shard's interpreter.
   ScriptStore& scripts() { return *scripts_; }
   // shared_ptr: the shard layer does not know the type it destroys.
@@ -252,6 +255,7 @@ class Engine {
   ClientRegistry clients_;
   ServerStats stats_;
   PubSubHub pubsub_;
+  std::unique_ptr<Tracking> tracking_;
   std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
