@@ -100,6 +100,7 @@ std::string rerun_blocked(Engine& engine, Shard& shard, BlockedClient& c, std::s
   CommandContext::BlockRequest again;
   again.ready_key = key;
   std::vector<std::string_view> views(c.argv.begin(), c.argv.end());
+  ScopedTrackingCaller as(c.caller);
   execute_command(*c.spec, views, engine, shard, false, nullptr, c.db, w, &again, true);
   if (again.requested || out.empty()) {
     return {};

@@ -2,6 +2,7 @@
 // client's own thread (flag kConnection) because they read or change its session.
 #include <algorithm>
 
+#include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
@@ -190,6 +191,7 @@ void cmd_quit(CommandContext& ctx) {
 
 void cmd_reset(CommandContext& ctx) {
   unsubscribe_all(ctx.engine, *ctx.session);
+  stop_tracking(ctx.engine, *ctx.session);
   clear_transaction(*ctx.session);
   ctx.session->resp = 2;
   ctx.session->info->resp.store(2, std::memory_order_relaxed);
@@ -398,6 +400,9 @@ void cmd_client(CommandContext& ctx) {
     ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
               "'. Try CLIENT HELP.");
   };
+  if (client_tracking_subcommand(ctx)) {
+    return;
+  }
   if (strcasecmp_view(sub, "ID") && ctx.argc() == 2) {
     ctx.reply.integer(static_cast<int64_t>(s.info->id));
   } else if (strcasecmp_view(sub, "SETNAME") && ctx.argc() == 3) {
@@ -458,6 +463,7 @@ void cmd_client(CommandContext& ctx) {
       ctx.error(err::kSyntax);
     }
   } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
+    // clang-format off
     static const char* kHelp[] = {
         "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "ID", "    Return the ID of the current connection.",
@@ -469,7 +475,13 @@ void cmd_client(CommandContext& ctx) {
         "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
         "NO-EVICT (ON|OFF)", "    Protect the current client connection from eviction.",
         "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]] [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
+        "TRACKINGINFO", "    Report tracking status for the current connection.",
         "HELP", "    Print this help."};
+    // clang-format on
     ctx.reply.array(std::size(kHelp));
     for (const char* line : kHelp) {
       ctx.reply.simple(line);
@@ -491,7 +503,7 @@ void register_connection(Table& t) {
   t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database."});
   t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
   t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
-  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|NO-EVICT|REPLY|HELP [arguments]", "Inspects and controls client connections.", {"id", "setname", "getname", "list", "info", "kill", "unblock", "setinfo", "no-evict", "reply", "help"}});
+  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|NO-EVICT|REPLY|TRACKING|CACHING|GETREDIR|TRACKINGINFO|HELP [arguments]", "Inspects and controls client connections.", {"id", "setname", "getname", "list", "info", "kill", "unblock", "setinfo", "no-evict", "reply", "tracking", "caching", "getredir", "trackinginfo", "help"}});
   // clang-format on
 }
 

@@ -61,11 +61,20 @@ void cmd_dbsize(CommandContext& ctx) {
   ctx.reply.integer(static_cast<int64_t>(n));
 }
 
+// Client-side caching after a flush: every tracking client hears "everything changed" (a null
+// key list), whether or not the database held anything, and the tracked keys are forgotten.
+void tell_trackers_flushed(CommandContext& ctx) {
+  std::vector<Shard*> held;
+  for_each_visible_shard(ctx, [&held](Shard& s) { held.push_back(&s); });
+  ctx.engine.tracking().flushed(held);
+}
+
 void cmd_flushdb(CommandContext& ctx) {
   if (!flush_args_or_reply(ctx)) {
     return;
   }
   for_each_visible_shard(ctx, [&ctx](Shard& s) { flush_db(ctx, s, ctx.db_index); });
+  tell_trackers_flushed(ctx);
   ctx.reply.ok();
 }
 
@@ -78,6 +87,7 @@ void cmd_flushall(CommandContext& ctx) {
       flush_db(ctx, s, db);
     }
   });
+  tell_trackers_flushed(ctx);
   ctx.reply.ok();
 }
 
@@ -105,6 +115,7 @@ void cmd_swapdb(CommandContext& ctx) {
     };
     s.watches().touch_existing(a, in_either);
     s.watches().touch_existing(b, in_either);
+    ctx.engine.tracking().invalidate_existing(s, in_either);
     s.swap_dbs(a, b);
     ctx.log_swapdb(s, a, b);
     if (a == 0 || b == 0) {

@@ -174,7 +174,7 @@ bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::str
 // at EXEC) are refused as Redis refuses them.
 bool needs_busy_shard(const CommandSpec& spec, std::span<const std::string_view> argv,
                       const ClientSession& session, Engine& engine) {
-  if (session.multi.active || (spec.flags & kAllShards) != 0 || engine.shard_count() == 1) {
+  if (session.multi.active || needs_every_shard(spec, argv) || engine.shard_count() == 1) {
     return true;
   }
   thread_local std::vector<size_t> keys;
@@ -243,7 +243,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
   route.kind = RouteKind::kLocal;
   route.shards.clear();
   route.keyed = false;
-  if ((spec.flags & kAllShards) != 0) {
+  if (needs_every_shard(spec, argv)) {
     if (engine.shard_count() > 1) {
       route.kind = RouteKind::kAtomic;
       route.shards = engine.all_shards();
@@ -290,6 +290,49 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
 
 namespace {
 thread_local int64_t frozen_now_ms = -1;
+
+// Client-side caching of script reads: Redis remembers the script's declared keys (not the
+// keys its commands name) once one of its commands is read-only, and never the keys of the
+// EVAL itself, read-only or not.
+struct RunningScript {
+  const CommandSpec* spec;
+  std::span<const std::string_view> argv;
+  Shard* shard;
+  bool multi_shard;
+};
+thread_local const RunningScript* running_script = nullptr;
+
+bool is_script_call(const CommandSpec& spec) {
+  return spec.name.starts_with("EVAL") || spec.name.starts_with("FCALL");
+}
+
+// A read-only command of a tracking client: its keys (or its script's) are remembered where
+// they live, so their next change tells the client.
+void remember_read_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
+                        Engine& engine, Shard& shard, bool multi_shard, uint64_t client) {
+  thread_local std::vector<size_t> keys;
+  keys.clear();
+  Table::key_indexes(spec, argv, keys);
+  for (size_t i : keys) {
+    Shard& owner = multi_shard ? engine.shard(engine.shard_of(argv[i])) : shard;
+    engine.tracking().remember(owner, argv[i], client);
+  }
+}
+
+void track_reads(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
+                 Shard& shard, bool multi_shard) {
+  const TrackingCaller& caller = current_tracking_caller();
+  if (!caller.track_reads || (spec.flags & kReadOnly) == 0) {
+    return;
+  }
+  if (running_script != nullptr) {
+    const RunningScript& s = *running_script;
+    remember_read_keys(*s.spec, s.argv, engine, *s.shard, s.multi_shard, caller.client);
+  } else if (!is_script_call(spec)) {
+    remember_read_keys(spec, argv, engine, shard, multi_shard, caller.client);
+  }
+}
+
 }  // namespace
 
 FrozenClock::FrozenClock(int64_t now_ms) : saved_(frozen_now_ms) { frozen_now_ms = now_ms; }
@@ -329,12 +372,20 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      .spec = spec,
                      .now_ms = frozen ? frozen_now_ms : engine.now_ms(),
                      .db_index = db,
+                     .from_script = frozen,
                      .scratch = {},
                      .block_request = block,
                      .woken = woken,
                      .logged_shards = {}};
   size_t before = reply.buffer().size();
+  const RunningScript* outer_script = running_script;
+  RunningScript script{&spec, argv, &shard, multi_shard};
+  if (is_script_call(spec)) {
+    running_script = &script;
+  }
   spec.handler(ctx);
+  running_script = outer_script;
+  track_reads(spec, argv, engine, shard, multi_shard);
   // Close this command's log record(s): one record on a single shard, or one part per shard
   // that received effects, all carrying one id so replay applies them all or none.
   if (shard.serving_while_busy()) {

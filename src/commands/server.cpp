@@ -88,11 +88,11 @@ void info_server(CommandContext& ctx, std::string& out) {
 void info_clients(CommandContext& ctx, std::string& out) {
   out += fmt::format(
       "# Clients\r\nconnected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\n"
-      "blocked_clients:{}\r\ntracking_clients:0\r\nclients_in_timeout_table:{}\r\n"
+      "blocked_clients:{}\r\ntracking_clients:{}\r\nclients_in_timeout_table:{}\r\n"
       "pubsub_clients:{}\r\n\r\n",
       ctx.engine.clients().count(), ctx.engine.config().maxclients.load(),
-      ctx.engine.stats().blocked_clients.load(), ctx.engine.stats().blocked_clients.load(),
-      ctx.engine.pubsub().client_count());
+      ctx.engine.stats().blocked_clients.load(), ctx.engine.tracking().clients(),
+      ctx.engine.stats().blocked_clients.load(), ctx.engine.pubsub().client_count());
 }
 
 void info_memory(CommandContext& ctx, std::string& out) {
@@ -176,7 +176,10 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "instantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\n"
       "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
       "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
-      "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\ntotal_error_replies:{}\r\n"
+      // No MIGRATE, so no cached sockets: 0 is the truth, and clients poll for it.
+      "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\nmigrate_cached_sockets:0\r\n"
+      "tracking_total_keys:{}\r\ntracking_total_items:{}\r\ntracking_total_prefixes:{}\r\n"
+      "total_error_replies:{}\r\n"
       "cross_shard_atomic_ops:{}\r\ncross_thread_messages:{}\r\n"
       "cross_thread_messages_per_command:{:.4f}\r\ncross_thread_commands:{}\r\n"
       "connection_migrations:{}\r\n\r\n",
@@ -184,7 +187,9 @@ void info_stats(CommandContext& ctx, std::string& out) {
       ss.rejected_connections.load(), expired, backlog, hits, misses,
       ctx.engine.pubsub().channels("").size(), ctx.engine.pubsub().numpat(),
       ctx.engine.persistence() != nullptr ? ctx.engine.persistence()->latest_fork_usec() : 0,
-      ss.total_error_replies.load(), ss.atomic_operations.load(), messages,
+      ctx.engine.tracking().total_keys(), ctx.engine.tracking().total_items(),
+      ctx.engine.tracking().total_prefixes(), ss.total_error_replies.load(),
+      ss.atomic_operations.load(), messages,
       commands == 0 ? 0.0 : static_cast<double>(messages) / static_cast<double>(commands), carried,
       ss.connection_migrations.load());
 }
@@ -372,6 +377,8 @@ void cmd_config(CommandContext& ctx) {
         return;
       }
     }
+    // A lowered tracking-table-max-keys applies at once, not at the next tracked read.
+    ctx.engine.tracking().enforce_limit();
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "RESETSTAT") && ctx.argc() == 2) {
     for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {

@@ -23,9 +23,10 @@ void clear_keeping_small(T& buf, size_t keep) {
 
 }  // namespace
 
-void ShardBatch::add(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db) {
+void ShardBatch::add(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db,
+                     const TrackingCaller& caller) {
   commands_.push_back(Command{&spec, static_cast<uint32_t>(arg_ends_.size()),
-                              static_cast<uint32_t>(argv.size()), db});
+                              static_cast<uint32_t>(argv.size()), db, caller});
   for (std::string_view a : argv) {
     args_.append(a);
     arg_ends_.push_back(static_cast<uint32_t>(args_.size()));
@@ -45,6 +46,7 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
       views.emplace_back(args_.data() + begin, end - begin);
       begin = end;
     }
+    ScopedTrackingCaller as(c.caller);
     execute_command(*c.spec, views, engine, shard, multi_shard, session, c.db, w);
     reply_ends_.push_back(replies_.size());
   }

@@ -112,6 +112,8 @@ const Table& command_table() {
     register_lists(t);
     register_bitmaps(t);
     register_hyperloglog(t);
+    register_sort(t);
+    register_dump(t);
     return t;
   }();
   return table;

@@ -9,6 +9,7 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 
+#include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
@@ -147,6 +148,7 @@ asio::awaitable<void> Connection::run() {
   auto self = shared_from_this();
   asio::io_context& io = engine_.shard(shard_).io();
   bool kill_requested = false;
+  std::vector<std::shared_ptr<const TrackingMessage>> moved_messages;
   if (owner_ == nullptr) {
     owner_ = std::make_shared<ConnectionOwner>();
     std::shared_ptr<ConnectionOwner> owner = owner_;
@@ -161,6 +163,18 @@ asio::awaitable<void> Connection::run() {
           }
         });
       }
+    };
+    session_.info->push = [owner](std::shared_ptr<const TrackingMessage> m) {
+      std::lock_guard lock(owner->mutex);
+      if (owner->io == nullptr) {
+        owner->tracking_while_moving.push_back(std::move(m));
+        return;
+      }
+      asio::post(*owner->io, [weak = owner->conn, m = std::move(m)] {
+        if (auto c = weak.lock()) {
+          c->deliver_tracking(*m);
+        }
+      });
     };
     session_.info->unblock = [owner](bool error) {
       std::lock_guard lock(owner->mutex);
@@ -178,6 +192,10 @@ asio::awaitable<void> Connection::run() {
     owner_->io = &io;
     owner_->conn = self;
     kill_requested = owner_->kill_requested;
+    moved_messages.swap(owner_->tracking_while_moving);
+  }
+  for (const auto& m : moved_messages) {
+    deliver_tracking(*m);
   }
   if (kill_requested) {
     closing_ = true;
@@ -221,7 +239,14 @@ asio::awaitable<void> Connection::run() {
     }
     KeyspaceStats::bump(engine_.shard(shard_).net_input_bytes(), n);
     session_.info->last_interaction_ms.store(unix_ms_coarse(), std::memory_order_relaxed);
+    executing_ = true;
     bool keep = co_await process_input();
+    executing_ = false;
+    // This client's own invalidations go after the replies of what caused them.
+    if (!held_.empty()) {
+      out_ += held_;
+      held_.clear();
+    }
     session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
     // A connection about to move writes its replies itself: it must leave nothing behind.
     if (keep && migrate_to_ == shard_ && can_defer_reply()) {
@@ -238,6 +263,7 @@ asio::awaitable<void> Connection::run() {
     in_.shrink_if_idle();
   }
   unsubscribe_all(engine_, session_);
+  stop_tracking(engine_, session_);
   session_.pubsub->sink = nullptr;
   set_.remove(id());
   engine_.clients().remove(id());
@@ -294,7 +320,7 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
     batches_.resize(engine_.shard_count());
   }
   size_t before = batches_[shard].arg_bytes();
-  batches_[shard].add(spec, args_, session_.db);
+  batches_[shard].add(spec, args_, session_.db, caller_);
   window_bytes_ += batches_[shard].arg_bytes() - before;
   window_.push_back(static_cast<uint16_t>(shard));
   if (shard != shard_) {
@@ -303,7 +329,7 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
 }
 
 void Connection::add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards) {
-  atomic_run_.add(spec, args_, session_.db);
+  atomic_run_.add(spec, args_, session_.db, caller_);
   for (size_t sh : shards) {
     auto at = std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh);
     if (at == atomic_shards_.end() || *at != sh) {
@@ -444,7 +470,7 @@ bool Connection::migrate() {
   bool idle = !closing_ && !shutting_down_ && in_.size() == 0 && out_.empty() &&
               deferred_.empty() && inflight_.empty() && !push_sending_ && !coro_sending_ &&
               !reply_deferred_ && !blocked_ && window_.empty() && session_.subscriptions() == 0 &&
-              !session_.multi.active;
+              held_.empty() && !session_.multi.active;
   // At most one move a second, so a client alternating between two shards' keys in bursts
   // cannot make its connection bounce.
   if (!idle || now - migrated_at_ms_ < kMigrateIntervalMs) {
@@ -550,7 +576,9 @@ asio::awaitable<bool> Connection::process_input() {
       if (spec->name == "EXEC") {
         co_await flush_window();
         size_t mark = out_.size();
+        caller_ = take_tracking_caller(session_, *spec);
         out_ += co_await exec_transaction();
+        session_.tracking_caching = false;  // CLIENT CACHING lasted for the transaction
         in_.consume(consumed);
         if (suppress || was_skip) {
           out_.resize(mark);
@@ -561,6 +589,7 @@ asio::awaitable<bool> Connection::process_input() {
       }
     }
     route_command(*spec, args_, engine_, shard_, route, key_scratch_);
+    caller_ = take_tracking_caller(session_, *spec);
     // A reserve its item's shard would refuse as SOLDOUT is refused here when the item's
     // beacon proves it (inventory_soldout.hpp); only with nothing of this client's pending
     // elsewhere, so that replies keep their order.
@@ -617,6 +646,7 @@ asio::awaitable<bool> Connection::process_input() {
       }
     } else if (route.kind == RouteKind::kLocal) {
       ReplyWriter w(out_, session_.resp);
+      ScopedTrackingCaller as(caller_);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
                       w);
     } else if (route.kind == RouteKind::kRemote) {

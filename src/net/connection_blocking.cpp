@@ -45,6 +45,7 @@ std::optional<std::string> execute_or_register(Engine& engine, Shard& shard,
   ReplyWriter w(out, c->proto);
   CommandContext::BlockRequest req;
   std::vector<std::string_view> views(argv.begin(), argv.end());
+  ScopedTrackingCaller as(c->caller);
   execute_command(*c->spec, views, engine, shard, false, nullptr, c->db, w, &req, false);
   if (!req.requested) {
     shard.log().flush_if_needed();  // the reply may leave this thread
@@ -119,6 +120,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
     c->spec = &spec;
     c->proto = session_.resp;
     c->db = session_.db;
+    c->caller = caller_;
     c->on_wake = [weak, conn_io](WakeResult r) {
       asio::post(*conn_io, [weak, r = std::move(r)]() mutable {
         if (auto self = weak.lock()) {
@@ -140,6 +142,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         ReplyWriter w(out, c->proto);
         CommandContext::BlockRequest req;
         std::vector<std::string_view> views(argv.begin(), argv.end());
+        ScopedTrackingCaller as(c->caller);
         execute_command(*c->spec, views, *engine, engine->shard(home), true, nullptr, c->db, w,
                         &req, false);
         engine->flush_all_logs();

@@ -49,7 +49,8 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   bool needs_home = false;
   std::vector<std::string_view> views;
   for (const QueuedCommand& q : txn.queue) {
-    if ((q.spec->flags & kAllShards) != 0) {
+    views.assign(q.args.begin(), q.args.end());
+    if (needs_every_shard(*q.spec, views)) {
       shards = engine_.all_shards();
       break;
     }
@@ -57,7 +58,6 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       needs_home = true;
       continue;
     }
-    views.assign(q.args.begin(), q.args.end());
     if (script_needs_every_shard(*q.spec, views, engine_)) {
       shards = engine_.all_shards();  // a script that may reach beyond its KEYS
       break;
@@ -76,7 +76,10 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   Engine* engine = &engine_;
   ClientSession* session = &session_;
   uint32_t start_db = session_.db;
-  auto run = [engine, session, proto, start_db, &txn, &watch](size_t exec_shard, bool multi_shard) {
+  TrackingCaller caller = caller_;
+  auto run = [engine, session, proto, start_db, caller, &txn, &watch](size_t exec_shard,
+                                                                      bool multi_shard) {
+    ScopedTrackingCaller as(caller);
     std::string replies;
     // A SELECT queued in the transaction moves the commands after it to its database.
     uint32_t db = start_db;

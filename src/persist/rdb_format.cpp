@@ -1,5 +1,10 @@
 #include "hotkv/persist/rdb_format.hpp"
 
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
 #include <liblzf/lzf.h>
 
 #include "hotkv/util/crc64.hpp"
@@ -56,6 +61,13 @@ void rdb_append_length(std::string& out, uint64_t length) {
 void rdb_append_string(std::string& out, std::string_view s) {
   rdb_append_length(out, s.size());
   out.append(s);
+}
+
+void rdb_append_binary_double(std::string& out, double d) {
+  auto bits = std::bit_cast<uint64_t>(d);
+  for (int i = 0; i < 8; ++i) {
+    out.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  }
 }
 
 void rdb_seal_payload(std::string& payload) {
@@ -182,6 +194,43 @@ bool RdbReader::read_string(std::string& out) {
   unsigned got = lzf_decompress(b.data(), static_cast<unsigned>(b.size()), out.data(),
                                 static_cast<unsigned>(plain));
   return got == plain;
+}
+
+bool RdbReader::read_binary_double(double& out) {
+  std::string_view b;
+  if (!take(8, b)) {
+    return false;
+  }
+  out = std::bit_cast<double>(read_little_endian(b));
+  return true;
+}
+
+bool RdbReader::read_text_double(double& out) {
+  uint8_t len = 0;
+  if (!read_byte(len)) {
+    return false;
+  }
+  switch (len) {
+    case 253:
+      out = std::numeric_limits<double>::quiet_NaN();
+      return true;
+    case 254:
+      out = std::numeric_limits<double>::infinity();
+      return true;
+    case 255:
+      out = -std::numeric_limits<double>::infinity();
+      return true;
+    default:
+      break;
+  }
+  std::string_view b;
+  if (!take(len, b)) {
+    return false;
+  }
+  std::string text(b);
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && !text.empty();
 }
 
 }  // namespace hotkv

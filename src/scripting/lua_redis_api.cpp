@@ -271,8 +271,9 @@ int run_command(lua_State* L, LuaVm& vm) {
     push_error_table(L, "ERR Write commands are not allowed from read-only scripts.");
     return 1;
   }
-  if ((spec->flags & kAllShards) != 0 && ctx.engine.shard_count() > 1) {
-    call->undeclared = true;  // KEYS, SCAN, DBSIZE...: from now on it runs with every shard
+  if (needs_every_shard(*spec, argv) && ctx.engine.shard_count() > 1) {
+    // KEYS, SCAN, DBSIZE, SORT ... BY weight_*: from now on it runs with every shard
+    call->undeclared = true;
     if (call->allowed.size() < ctx.engine.shard_count()) {
       push_error_table(L,
                        "ERR This command needs every shard; the script runs with every "

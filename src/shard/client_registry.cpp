@@ -1,5 +1,6 @@
 // The client registry (see client_registry.hpp). It is touched on connect, disconnect and by
-// CLIENT commands only, never per request, so a mutex is fine here.
+// CLIENT commands, and by invalidations of tracked keys (find), never per request, so a mutex
+// is fine here.
 #include "hotkv/shard/client_registry.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +17,12 @@ void ClientRegistry::remove(uint64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
   clients_.erase(id);
   count_.store(clients_.size(), std::memory_order_relaxed);
+}
+
+std::shared_ptr<ClientInfo> ClientRegistry::find(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : it->second;
 }
 
 std::vector<std::shared_ptr<ClientInfo>> ClientRegistry::snapshot() const {
@@ -62,17 +69,37 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
     lib_ver = info.lib_ver;
     no_evict = info.no_evict;
   }
+  // Redis's letters, in its order: t tracking, R broken redirect, B broadcast, e no-evict.
+  uint32_t tracking = info.tracking.load(std::memory_order_relaxed);
+  std::string flags;
+  if ((tracking & kTrackingOn) != 0) {
+    flags += 't';
+    if ((tracking & kTrackingBrokenRedirect) != 0) {
+      flags += 'R';
+    }
+    if ((tracking & kTrackingBcast) != 0) {
+      flags += 'B';
+    }
+  }
+  if (no_evict) {
+    flags += 'e';
+  }
+  if (flags.empty()) {
+    flags = "N";
+  }
+  int64_t redir = (tracking & kTrackingOn) != 0
+                      ? static_cast<int64_t>(info.tracking_redirect.load(std::memory_order_relaxed))
+                      : -1;
   int64_t age = (now_ms - info.created_ms) / 1000;
   int64_t idle = (now_ms - info.last_interaction_ms.load(std::memory_order_relaxed)) / 1000;
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 "
       "multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
-      "tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} lib-ver={} "
+      "tot-mem=0 events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={} "
       "thread={}",
-      info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle,
-      no_evict ? "e" : "N", info.db.load(std::memory_order_relaxed),
-      info.query_buffer.load(std::memory_order_relaxed),
-      info.output_buffer.load(std::memory_order_relaxed), cmd_name,
+      info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle, flags,
+      info.db.load(std::memory_order_relaxed), info.query_buffer.load(std::memory_order_relaxed),
+      info.output_buffer.load(std::memory_order_relaxed), cmd_name, redir,
       info.resp.load(std::memory_order_relaxed), lib_name, lib_ver,
       info.shard.load(std::memory_order_relaxed));
 }

@@ -16,6 +16,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
     : config_(config),
       table_(table),
       latency_(config.latency_monitor_threshold),
+      tracking_(std::make_unique<Tracking>(*this)),
       start_unix_ms_(unix_ms()) {
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
@@ -31,7 +32,9 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
         notify_keyspace_event(at, kNotifyExpired, "expired", key);
       });
       shards_.back()->keyspace(db).set_created_hook([this](uint32_t at, std::string_view key) {
-        notify_keyspace_event(at, kNotifyNew, "new", key);
+        // Announced only: the command creating the key notifies its own event, which is
+        // what WATCH and client-side caching follow.
+        publish_keyspace_event(at, kNotifyNew, "new", key);
       });
     }
   }
@@ -185,10 +188,16 @@ Engine::~Engine() = default;
 void Engine::notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
                                    std::string_view key) {
   // Every change to a key is announced here (expiry included), so this is also where WATCH
-  // learns of it; the caller runs on the key's shard (or with it parked).
-  // One shard: no hash of the key needed to find its registry.
+  // and client-side caching learn of it; the caller runs on the key's shard (or with it
+  // parked). One shard: no hash of the key needed to find its registry.
   Shard& owner = shards_.size() == 1 ? *shards_[0] : shard(shard_of(key));
   owner.watches().touch(db, key);
+  tracking_->key_changed(owner, key, type_flag == kNotifyExpired || event == "evicted");
+  publish_keyspace_event(db, type_flag, event, key);
+}
+
+void Engine::publish_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
+                                    std::string_view key) {
   uint32_t flags = config_.notify_keyspace_events.load(std::memory_order_relaxed);
   if ((flags & type_flag) == 0 || pubsub_.idle()) {
     return;

@@ -95,6 +95,7 @@ Config::Config() {
   add_int("tcp-keepalive", tcp_keepalive, 0, INT32_MAX, false, true);
   // Stored and reported; enforcement (denyoom writes refused) comes with memory accounting.
   add_int("maxmemory", maxmemory, 0, INT64_MAX, true, true);
+  add_int("tracking-table-max-keys", tracking_table_max_keys, 0, INT64_MAX, false, true);
   add_int("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true, true);
   add_int("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true,
           true);

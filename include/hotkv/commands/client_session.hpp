@@ -53,6 +53,9 @@ struct ClientSession {
   MultiState multi;
   // Set by WATCH; dirty once a watched key changed. Dropped by EXEC, DISCARD, UNWATCH, RESET.
   std::shared_ptr<WatchFlag> watch;
+  // CLIENT CACHING YES (OPTIN) or NO (OPTOUT): applies to the next command (a whole MULTI
+  // block), then clears. The rest of the tracking state is in info (shared with other threads).
+  bool tracking_caching = false;
 };
 
 }  // namespace hotkv

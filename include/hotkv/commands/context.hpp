@@ -31,6 +31,9 @@ struct CommandContext {
   int64_t now_ms;
   // The client's selected database (SELECT): every key this command names is in it.
   uint32_t db_index = 0;
+  // True when a script (EVAL, FCALL) runs this command: its output must not depend on an
+  // order that differs between runs (SORT of a set BY a constant sorts by bytes instead).
+  bool from_script = false;
 
   size_t argc() const { return argv.size(); }
   std::string_view arg(size_t i) const { return argv[i]; }

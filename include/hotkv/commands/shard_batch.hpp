@@ -23,9 +23,10 @@ struct CommandSpec;
 
 class ShardBatch {
  public:
-  // Appends a command (its arguments are copied) to run in database `db`. REQUIRES: the batch
-  // has not been run since the last clear().
-  void add(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db);
+  // Appends a command (its arguments are copied) to run in database `db` as `caller`'s (for
+  // client-side caching). REQUIRES: the batch has not been run since the last clear().
+  void add(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db,
+           const TrackingCaller& caller = {});
   size_t size() const { return commands_.size(); }
   bool empty() const { return commands_.empty(); }
   // Bytes of arguments held (for the connection's bound on a window).
@@ -56,6 +57,7 @@ class ShardBatch {
     uint32_t first_arg;
     uint32_t argc;
     uint32_t db;
+    TrackingCaller caller;
   };
   std::string args_;
   std::vector<uint32_t> arg_ends_;

@@ -82,7 +82,18 @@ struct CommandSpec {
   std::vector<std::string> subcommands = {};
   size_t id = 0;         // index in the table, for per-command statistics
   size_t first_sub = 0;  // the statistics slot of subcommands[0] (Table::stat_slot)
+  // Optional: true when this call reads or writes keys that no key position names (SORT's
+  // BY/GET patterns build key names from the elements). Such a call runs with every shard.
+  bool (*reaches_unnamed_keys)(std::span<const std::string_view> argv) = nullptr;
 };
+
+// Whether this call may touch keys on any shard, not only its keys' shards: whole-keyspace
+// commands (kAllShards) and calls that reach keys through patterns. The dispatcher, EXEC and
+// scripts give such calls every shard.
+inline bool needs_every_shard(const CommandSpec& spec, std::span<const std::string_view> argv) {
+  return (spec.flags & kAllShards) != 0 ||
+         (spec.reaches_unnamed_keys != nullptr && spec.reaches_unnamed_keys(argv));
+}
 
 class Table {
  public:

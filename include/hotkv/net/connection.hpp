@@ -45,6 +45,8 @@ struct ConnectionOwner {
   asio::io_context* io = nullptr;
   std::weak_ptr<Connection> conn;
   bool kill_requested = false;  // a kill that arrived while the connection was moving
+  // Client-side caching messages that arrived while it was moving, delivered on arrival.
+  std::vector<std::shared_ptr<const TrackingMessage>> tracking_while_moving;
 };
 
 // A connection on its way to another thread (Connection::migrate): its descriptor, released
@@ -139,6 +141,12 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // disturbing a write the coroutine has in flight.
   void deliver(const PubSubMessage& m) override;
   void flush() override;
+  // Client-side caching (connection_tracking.cpp): an invalidation or tracking-redir-broken
+  // notice, encoded in the protocol the client speaks now and delivered like a pub/sub
+  // message, except that one caused by this client's own command, arriving while its input is
+  // being executed, waits in held_ until the replies of that input are in out_ (Redis sends it
+  // after the command's reply, never inside a MULTI's or a multi-key reply).
+  void deliver_tracking(const TrackingMessage& m);
   void start_push_write();
   // After a command ran with its reply silenced (CLIENT REPLY OFF/SKIP) and the reply was
   // dropped: appends the pushes it produced or received meanwhile, which are never silenced.
@@ -184,6 +192,11 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   bool shutting_down_ = false;
   bool reading_ = false;
   bool reply_deferred_ = false;  // queued in set_ for the end-of-batch write
+  // Client-side caching: whose command runs (taken per command), whether process_input is
+  // running, and this client's own invalidations held until its replies are produced.
+  TrackingCaller caller_;
+  bool executing_ = false;
+  std::string held_;
   // Migration (see note_route): consecutive keyed commands that must all go to one other
   // shard before the connection moves there, and the least time between two moves.
   static constexpr uint32_t kMigrateAfter = 16;

@@ -20,6 +20,9 @@ void rdb_append_length(std::string& out, uint64_t length);
 // Plain encoding: the length, then the bytes (every RDB reader accepts it).
 void rdb_append_string(std::string& out, std::string_view s);
 
+// A double as 8 bytes, little endian (the scores of RDB_TYPE_ZSET_2).
+void rdb_append_binary_double(std::string& out, double d);
+
 // Appends the payload footer: kRdbVersion (2 bytes, little endian), then the CRC-64 of
 // everything before it, the version included (8 bytes, little endian).
 void rdb_seal_payload(std::string& payload);
@@ -37,6 +40,11 @@ class RdbReader {
   bool read_length(uint64_t& out);
   // A string in any of the encodings redis-server writes (plain, int8/16/32, LZF).
   bool read_string(std::string& out);
+  // An 8-byte little-endian double (RDB_TYPE_ZSET_2's scores).
+  bool read_binary_double(double& out);
+  // A double as text after a one-byte length, with 253/254/255 for NaN/+inf/-inf
+  // (RDB_TYPE_ZSET's scores, written by Redis before 2.8).
+  bool read_text_double(double& out);
 
  private:
   // A length, or (`encoded` set) the special-encoding number of a string.

@@ -22,6 +22,8 @@
 
 #include <asio/steady_timer.hpp>
 
+#include "hotkv/shard/tracking.hpp"
+
 namespace hotkv {
 
 struct CommandSpec;
@@ -45,6 +47,7 @@ struct BlockedClient {
   std::vector<std::string> keys;  // the keys it waits on
   uint32_t db = 0;                // their database (the client's SELECT when it blocked)
   int proto = 2;
+  TrackingCaller caller;          // for client-side caching: its reads, NOLOOP
   bool in_place = true;           // all keys on `shard`; else the several-shard retry mode
   size_t shard = 0;
   // Posts the result to the client's own thread. Called at most once (see finish()).

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hotkv/shard/tracking_message.hpp"
+
 namespace hotkv {
 
 struct ClientInfo {
@@ -35,6 +37,13 @@ struct ClientInfo {
   // the timeout reply). Meaningful while `blocked` is set.
   std::function<void(bool error)> unblock;
   std::atomic<bool> blocked{false};
+  // Client-side caching (CLIENT TRACKING): TrackingFlag bits and the REDIRECT client (0:
+  // none). Written by the client's own thread, read by any thread that invalidates keys.
+  std::atomic<uint32_t> tracking{0};
+  std::atomic<uint64_t> tracking_redirect{0};
+  // Posts an invalidation (or a tracking-redir-broken notice) to the owning thread, which
+  // encodes it in the client's protocol; set once by the connection, called from any thread.
+  std::function<void(std::shared_ptr<const TrackingMessage>)> push;
   // Guarded by ClientRegistry's mutex.
   std::string name;
   std::string lib_name;
@@ -49,6 +58,8 @@ class ClientRegistry {
   void remove(uint64_t id);
   size_t count() const { return count_.load(std::memory_order_relaxed); }
   std::vector<std::shared_ptr<ClientInfo>> snapshot() const;
+  // The client with this id, or null when it is gone (any thread).
+  std::shared_ptr<ClientInfo> find(uint64_t id) const;
   void set_name(ClientInfo& info, std::string name);
   std::string name(const ClientInfo& info) const;
   void set_lib(ClientInfo& info, const std::string* lib_name, const std::string* lib_ver);

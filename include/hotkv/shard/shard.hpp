@@ -19,6 +19,7 @@
 #include "hotkv/shard/keyspace.hpp"
 #include "hotkv/shard/shard_lock.hpp"
 #include "hotkv/shard/soldout_index.hpp"
+#include "hotkv/shard/tracking.hpp"
 #include "hotkv/shard/watch.hpp"
 #include "hotkv/util/latency_histogram.hpp"
 #include "hotkv/util/latency_monitor.hpp"
@@ -59,6 +60,9 @@ class Shard {
   // Clients blocked on this shard's keys (owner thread, or a coordinator while parked).
   BlockingRegistry& blocking() { return blocking_; }
   WatchRegistry& watches() { return watches_; }
+  // Client-side caching: this shard's tracked keys and pending BCAST changes (owner thread,
+  // or a coordinator while parked).
+  ShardTracking& tracking() { return tracking_; }
   // Sold-out items of every shard this thread may refuse reserves for (owner thread).
   SoldOutIndex& soldout_index() { return soldout_index_; }
   // By statistics slot (Table::stat_slot): a command's id, or one of its subcommands.
@@ -145,6 +149,7 @@ class Shard {
   ShardLock lock_;
   BlockingRegistry blocking_;
   WatchRegistry watches_;
+  ShardTracking tracking_;
   SoldOutIndex soldout_index_;
   std::unique_ptr<CommandStat[]> command_stats_;
   std::atomic<uint64_t> commands_processed_{0};

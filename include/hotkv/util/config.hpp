@@ -40,6 +40,9 @@ class Config {
   std::atomic<int64_t> max_inline_len{64 * 1024};
   std::atomic<int64_t> client_query_buffer_limit{1024LL * 1024 * 1024};
   std::atomic<uint32_t> notify_keyspace_events{0};  // NotifyFlag bits (util/notify.hpp)
+  // Client-side caching: tracked keys (all shards) beyond which keys are forgotten
+  // and their clients told, as if the keys changed (0 = no limit).
+  std::atomic<int64_t> tracking_table_max_keys{1000000};
   // client-output-buffer-limit pubsub: a subscriber whose unsent output passes `hard`, or
   // stays above `soft` for `soft_seconds`, is disconnected (Redis's defaults).
   std::atomic<int64_t> pubsub_buffer_hard{32LL * 1024 * 1024};

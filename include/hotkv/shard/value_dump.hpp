@@ -1,0 +1,33 @@
+// A key's value in Redis's DUMP format (the RDB encoding of one object, then the RDB version
+// and a CRC-64), so DUMP/RESTORE move values between HotKV and redis-server 7.0 both ways.
+//
+// Written in the plainest object types every Redis since 2.8 loads (STRING, LIST, SET, HASH,
+// ZSET_2: lengths and strings, scores as binary doubles); redis-server re-packs them into its
+// own encodings on RESTORE. Read: those, and what redis-server 7.0 itself writes (SET_INTSET,
+// HASH_LISTPACK, ZSET_LISTPACK, LIST_QUICKLIST_2 with packed and plain nodes) and ZSET with
+// text scores. Streams and inventory items have no DUMP form here yet.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hotkv/types/value.hpp"
+
+namespace hotkv {
+
+class Config;
+
+// The sealed payload for `v`, or nullopt for a type without a DUMP form (stream, inventory).
+std::optional<std::string> dump_value(const Value& v);
+
+// Why a payload was refused, with RESTORE's error text.
+enum class RestoreError { kNone, kChecksum, kBadFormat };
+
+// Decodes a sealed payload into a value built with the configured encoding limits (a hash of
+// more fields than hash-max-listpack-entries becomes a hashtable, as on Redis). Empty
+// aggregates, unknown types and trailing bytes are bad data. On failure `error` says which.
+std::optional<Value> restore_value(std::string_view payload, const Config& config,
+                                   RestoreError& error);
+
+}  // namespace hotkv
