@@ -503,7 +503,7 @@ void register_connection(Table& t) {
   t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database."});
   t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
   t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
-  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|NO-EVICT|REPLY|TRACKING|CACHING|GETREDIR|TRACKINGINFO|HELP [arguments]", "Inspects and controls client connections."});
+  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|NO-EVICT|REPLY|TRACKING|CACHING|GETREDIR|TRACKINGINFO|HELP [arguments]", "Inspects and controls client connections.", {"id", "setname", "getname", "list", "info", "kill", "unblock", "setinfo", "no-evict", "reply", "tracking", "caching", "getredir", "trackinginfo", "help"}});
   // clang-format on
 }
 

@@ -358,7 +358,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
     // thread sent before the script turned busy, a woken blocked client): the script's
     // half-done changes are not for anyone else to see or add to.
     reply.error(engine.scripts().busy_error());
-    count_command(spec, engine, shard, 0, true);
+    count_command(spec, argv, engine, shard, 0, engine.scripts().busy_error());
     return;
   }
   const bool frozen = frozen_now_ms >= 0;
@@ -411,7 +411,14 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   // A reply that starts with '-' is an error reply: count it like Redis's failed_calls.
   const std::string& buf = reply.buffer();
   bool failed = buf.size() > before && buf[before] == '-';
-  count_command(spec, engine, shard, elapsed, failed);
+  // A blocking command counts once, when it is answered, as on Redis: not when it blocks,
+  // nor when a woken re-run still finds nothing (the client waits on).
+  bool blocked = block != nullptr && block->requested;
+  bool still_waiting = woken && buf.size() == before;
+  if (!blocked && !still_waiting) {
+    count_command(spec, argv, engine, shard, elapsed,
+                  failed ? std::string_view(buf).substr(before) : std::string_view());
+  }
   // Blocked readers re-run after writes (their own re-runs excepted: a read that finds
   // nothing must not wake the others again).
   if ((spec.flags & kWrite) != 0 && (spec.flags & kBlocking) == 0 && !failed) {
@@ -420,15 +427,41 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   }
 }
 
-void count_command(const CommandSpec& spec, Engine& engine, Shard& shard, int64_t usec,
-                   bool failed) {
-  CommandStat& stat = shard.command_stat(spec.id);
+CommandTotals command_totals(Engine& engine, size_t slot) {
+  CommandTotals t;
+  for (size_t i = 0; i < engine.shard_count(); ++i) {
+    CommandStat& st = engine.shard(i).command_stat(slot);
+    t.calls += st.calls.load(std::memory_order_relaxed);
+    t.usec += st.usec.load(std::memory_order_relaxed);
+    t.failed += st.failed.load(std::memory_order_relaxed);
+    t.latency.add(st.latency);
+  }
+  return t;
+}
+
+std::string stat_slot_name(const CommandSpec& spec, size_t sub_index) {
+  return ascii_lower(spec.name) + "|" + spec.subcommands[sub_index];
+}
+
+void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
+                   Shard& shard, int64_t usec, std::string_view error) {
+  bool failed = !error.empty();
+  CommandStat& stat = shard.command_stat(engine.table().stat_slot(spec, argv));
   KeyspaceStats::bump(stat.calls);
   KeyspaceStats::bump(stat.usec, static_cast<uint64_t>(usec));
+  stat.latency.record(static_cast<uint64_t>(usec));
+  auto ms = static_cast<uint64_t>(usec / 1000);
+  if (engine.latency().wanted(ms)) {
+    // Redis's two events: commands flagged fast are expected to take constant time, so their
+    // spikes say something else (an overloaded host) than a slow command does.
+    engine.latency().add((spec.flags & kFast) != 0 ? "fast-command" : "command",
+                         engine.now_ms() / 1000, ms);
+  }
   KeyspaceStats::bump(shard.commands_processed());
   if (failed) {
     KeyspaceStats::bump(stat.failed);
     engine.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+    engine.errors().count(error);
   }
 }
 

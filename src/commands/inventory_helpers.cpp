@@ -148,7 +148,7 @@ namespace {
 void no_handler(CommandContext&) {}
 const CommandSpec& expiry_spec() {
   static const CommandSpec spec{"INV.EXPIRY", 1,  kWrite, no_keys(), no_handler,
-                                "inventory",  "", "",     0};
+                                "inventory",  "", "",     {},        0};
   return spec;
 }
 

@@ -88,11 +88,12 @@ bool answer_soldout_here(const CommandSpec& spec, std::span<const std::string_vi
   if (!beacon->alive()) {
     return false;
   }
-  reply.error(soldout_error(argv[1], available, a.qty));
+  std::string refusal = soldout_error(argv[1], available, a.qty);
+  reply.error(refusal);
   InventoryStats& stats = here.keyspace(0).inventory_stats();
   KeyspaceStats::bump(stats.rejected_soldout);
   KeyspaceStats::bump(stats.soldout_answered_here);
-  count_command(spec, engine, here, mono_us() - start, true);
+  count_command(spec, argv, engine, here, mono_us() - start, refusal);
   return true;
 }
 

@@ -401,8 +401,8 @@ void register_keys(Table& t) {
   t.add({"KEYS",       2, kReadOnly | kAllShards, no_keys(), cmd_keys, "generic", "KEYS pattern", "Returns all key names that match a pattern."});
   t.add({"SCAN",      -2, kReadOnly | kAllShards, no_keys(), cmd_scan, "generic", "SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]", "Iterates over the key names in the database."});
   t.add({"RANDOMKEY",  1, kReadOnly | kAllShards, no_keys(), cmd_randomkey, "generic", "RANDOMKEY", "Returns a random key name from the database."});
-  t.add({"OBJECT",    -2, kReadOnly, key_finder(2, 2, 1, object_keys), cmd_object, "generic", "OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key", "Inspects the internals of a value (ENCODING, FREQ, IDLETIME, REFCOUNT, HELP)."});
-  t.add({"MEMORY",    -2, kReadOnly, key_finder(2, 2, 1, memory_keys), cmd_memory, "server", "MEMORY USAGE key [SAMPLES count] | MEMORY HELP", "Estimates the memory a key and its value use."});
+  t.add({"OBJECT",    -2, kReadOnly, key_finder(2, 2, 1, object_keys), cmd_object, "generic", "OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key", "Inspects the internals of a value (ENCODING, FREQ, IDLETIME, REFCOUNT, HELP).", {"encoding", "freq", "idletime", "refcount", "help"}});
+  t.add({"MEMORY",    -2, kReadOnly, key_finder(2, 2, 1, memory_keys), cmd_memory, "server", "MEMORY USAGE key [SAMPLES count] | MEMORY HELP", "Estimates the memory a key and its value use.", {"usage", "help"}});
   // clang-format on
 }
 

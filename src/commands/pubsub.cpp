@@ -12,9 +12,12 @@
 namespace hotkv {
 namespace {
 
-
-// One confirmation: [kind, name or nil, subscription count].
-void confirm(ReplyWriter& w, std::string_view kind, const std::string* name, size_t count) {
+// One confirmation: [kind, name or nil, subscription count]. It goes out even when the
+// client silenced its replies (client_session.hpp).
+void confirm(CommandContext& ctx, std::string_view kind, const std::string* name, size_t count) {
+  ClientSession& s = *ctx.session;
+  ReplyWriter side(s.pushes_while_silenced, s.resp);
+  ReplyWriter& w = s.replies_silenced ? side : ctx.reply;
   w.push(3);
   w.bulk(kind);
   if (name != nullptr) {
@@ -30,7 +33,7 @@ void cmd_subscribe(CommandContext& ctx) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string channel(ctx.arg(i));
     subscribe_channel(ctx.engine, s, channel, false);
-    confirm(ctx.reply, "subscribe", &channel, s.subscriptions());
+    confirm(ctx, "subscribe", &channel, s.subscriptions());
   }
 }
 
@@ -39,7 +42,7 @@ void cmd_psubscribe(CommandContext& ctx) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string pattern(ctx.arg(i));
     subscribe_channel(ctx.engine, s, pattern, true);
-    confirm(ctx.reply, "psubscribe", &pattern, s.subscriptions());
+    confirm(ctx, "psubscribe", &pattern, s.subscriptions());
   }
 }
 
@@ -51,7 +54,7 @@ void unsubscribe_generic(CommandContext& ctx, bool patterns) {
     const auto& current = patterns ? s.patterns : s.channels;
     names.assign(current.begin(), current.end());
     if (names.empty()) {
-      confirm(ctx.reply, kind, nullptr, s.subscriptions());
+      confirm(ctx, kind, nullptr, s.subscriptions());
       return;
     }
   } else {
@@ -61,7 +64,7 @@ void unsubscribe_generic(CommandContext& ctx, bool patterns) {
   }
   for (const std::string& name : names) {
     unsubscribe_channel(ctx.engine, s, name, patterns);
-    confirm(ctx.reply, kind, &name, s.subscriptions());
+    confirm(ctx, kind, &name, s.subscriptions());
   }
 }
 
@@ -126,7 +129,15 @@ void register_pubsub(Table& t) {
   t.add({"PSUBSCRIBE",   -2, kSub, no_keys(), cmd_psubscribe,   "pubsub", "PSUBSCRIBE pattern [pattern ...]", "Listens for messages published to channels that match one or more patterns."});
   t.add({"PUNSUBSCRIBE", -1, kSub, no_keys(), cmd_punsubscribe, "pubsub", "PUNSUBSCRIBE [pattern [pattern ...]]", "Stops listening to messages published to channels that match one or more patterns."});
   t.add({"PUBLISH",       3, kPubSub | kLoading | kStale | kFast, no_keys(), cmd_publish, "pubsub", "PUBLISH channel message", "Posts a message to a channel."});
-  t.add({"PUBSUB",       -2, kPubSub | kLoading | kStale, no_keys(), cmd_pubsub, "pubsub", "PUBSUB CHANNELS|NUMSUB|NUMPAT|HELP [arguments]", "Inspects the state of the pub/sub subsystem."});
+  t.add({"PUBSUB",
+         -2,
+         kPubSub | kLoading | kStale,
+         no_keys(),
+         cmd_pubsub,
+         "pubsub",
+         "PUBSUB CHANNELS|NUMSUB|NUMPAT|HELP [arguments]",
+         "Inspects the state of the pub/sub subsystem.",
+         {"channels", "numsub", "numpat", "help"}});
 }
 
 }  // namespace hotkv

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -214,23 +215,32 @@ void info_cpu(CommandContext&, std::string& out) {
 
 void info_commandstats(CommandContext& ctx, std::string& out) {
   out += "# Commandstats\r\n";
-  for (const auto& spec : ctx.engine.table().all()) {
-    uint64_t calls = 0;
-    uint64_t usec = 0;
-    uint64_t failed = 0;
-    for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
-      CommandStat& st = ctx.engine.shard(i).command_stat(spec.id);
-      calls += st.calls.load(std::memory_order_relaxed);
-      usec += st.usec.load(std::memory_order_relaxed);
-      failed += st.failed.load(std::memory_order_relaxed);
-    }
-    if (calls == 0) {
-      continue;
+  auto line = [&out](const std::string& name, const CommandTotals& t) {
+    if (t.calls == 0) {
+      return;
     }
     out += fmt::format(
         "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls=0,failed_calls={}\r\n",
-        ascii_lower(spec.name), calls, usec, static_cast<double>(usec) / static_cast<double>(calls),
-        failed);
+        name, t.calls, t.usec, static_cast<double>(t.usec) / static_cast<double>(t.calls),
+        t.failed);
+  };
+  const Table& table = ctx.engine.table();
+  for (const auto& spec : table.all()) {
+    // A container command's calls are its subcommands' (Redis 7 lists "config|get"); its own
+    // line only counts calls with an unknown subcommand.
+    line(ascii_lower(spec.name), command_totals(ctx.engine, spec.id));
+    for (size_t i = 0; i < spec.subcommands.size(); ++i) {
+      line(stat_slot_name(spec, i), command_totals(ctx.engine, table.subcommand_slot(spec, i)));
+    }
+  }
+  out += "\r\n";
+}
+
+// Error replies by code, as Redis 7 (shard/error_stats.hpp).
+void info_errorstats(CommandContext& ctx, std::string& out) {
+  out += "# Errorstats\r\n";
+  for (const auto& [code, count] : ctx.engine.errors().snapshot()) {
+    out += fmt::format("errorstat_{}:count={}\r\n", code, count);
   }
   out += "\r\n";
 }
@@ -284,11 +294,17 @@ struct InfoSection {
 };
 
 const InfoSection kInfoSections[] = {
-    {"server", info_server, true},           {"clients", info_clients, true},
-    {"memory", info_memory, true},           {"persistence", info_persistence, true},
-    {"stats", info_stats, true},             {"replication", info_replication, true},
-    {"cpu", info_cpu, true},                 {"commandstats", info_commandstats, false},
-    {"inventory", info_inventory, true},     {"keyspace", info_keyspace, true},
+    {"server", info_server, true},
+    {"clients", info_clients, true},
+    {"memory", info_memory, true},
+    {"persistence", info_persistence, true},
+    {"stats", info_stats, true},
+    {"replication", info_replication, true},
+    {"cpu", info_cpu, true},
+    {"commandstats", info_commandstats, false},
+    {"errorstats", info_errorstats, true},
+    {"inventory", info_inventory, true},
+    {"keyspace", info_keyspace, true},
 };
 
 void cmd_info(CommandContext& ctx) {
@@ -379,16 +395,15 @@ void cmd_config(CommandContext& ctx) {
       s.net_output_bytes().store(0);
       s.cross_thread_messages().store(0);
       s.cross_thread_commands().store(0);
-      for (size_t c = 0; c < ctx.engine.table().size(); ++c) {
-        s.command_stat(c).calls.store(0);
-        s.command_stat(c).usec.store(0);
-        s.command_stat(c).failed.store(0);
+      for (size_t c = 0; c < ctx.engine.table().stat_slots(); ++c) {
+        s.command_stat(c).reset();
       }
     }
     ServerStats& ss = ctx.engine.stats();
     ss.connections_received.store(0);
     ss.rejected_connections.store(0);
     ss.total_error_replies.store(0);
+    ctx.engine.errors().reset();
     ss.atomic_operations.store(0);
     ss.connection_migrations.store(0);
     ctx.reply.ok();
@@ -679,8 +694,8 @@ void register_server(Table& t) {
   constexpr uint32_t kAdminConn = kAdmin | kNoScript | kConnection;
   // clang-format off
   t.add({"INFO",     -1, kLoading | kStale, no_keys(), cmd_info, "server", "INFO [section [section ...]]", "Returns information and statistics about the server."});
-  t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime."});
-  t.add({"COMMAND",  -1, kLoading | kStale, no_keys(), cmd_command, "server", "COMMAND [COUNT|INFO|DOCS|LIST|GETKEYS|HELP] [arguments]", "Returns detailed information about commands."});
+  t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime.", {"get", "set", "resetstat", "help"}});
+  t.add({"COMMAND",  -1, kLoading | kStale, no_keys(), cmd_command, "server", "COMMAND [COUNT|INFO|DOCS|LIST|GETKEYS|HELP] [arguments]", "Returns detailed information about commands.", {"count", "info", "docs", "list", "getkeys", "help"}});
   t.add({"TIME",      1, kLoading | kStale | kFast, no_keys(), cmd_time, "server", "TIME", "Returns the server time."});
   t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale | kNoMulti, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});
   t.add({"CLUSTER",  -2, kNoScript | kLoading | kStale, no_keys(), cmd_cluster, "cluster", "CLUSTER subcommand [arguments]", "Answers as a standalone Redis: cluster support is disabled."});

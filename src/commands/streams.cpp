@@ -102,8 +102,10 @@ bool parse_trim_args_or_reply(CommandContext& ctx, bool xadd, TrimArgs& a) {
       return false;
     }
   } else {
-    // Redis bounds an approximate trim's work to 100 nodes unless told otherwise.
-    a.limit = a.approx ? static_cast<int64_t>(100 * Stream::kNodeEntries) : 0;
+    // Redis bounds an approximate trim's work to 100 nodes' worth (stream-node-max-entries)
+    // unless told otherwise.
+    int64_t node = ctx.engine.config().stream_node_max_entries.load(std::memory_order_relaxed);
+    a.limit = a.approx ? std::min(node, INT64_MAX / 100) * 100 : 0;
   }
   return true;
 }
@@ -177,7 +179,7 @@ void cmd_xadd(CommandContext& ctx) {
     return;
   }
   std::span<const std::string_view> fields = ctx.argv.subspan(field_pos);
-  s->append(id, fields);
+  s->append(id, fields, EncodingLimits::from(ctx.engine.config()));
   if (created) {
     ctx.db(key).put(key, Value::from_stream(std::move(created)));
   }
@@ -504,14 +506,18 @@ bool parse_read_options_or_reply(CommandContext& ctx, bool group, ReadOptions& o
   return true;
 }
 
-// A re-run of a blocked XREADGROUP: Redis 7 answers clients whose key or group went away.
+// The stream at `key` for a woken re-run, or nullptr when the key is gone or now holds
+// another type: for a blocked reader both mean the stream it waited on no longer exists.
+Stream* woken_stream(CommandContext& ctx, std::string_view key) {
+  Value* v = ctx.db(key).find(key, ctx.now_ms);
+  return v != nullptr && v->type() == ValueType::kStream ? v->stream() : nullptr;
+}
+
+// A re-run of a blocked XREADGROUP: Redis 7 answers clients whose key went away or changed
+// type (SET, a transaction's DEL + SADD) or whose group was destroyed.
 bool woken_group_checks_or_reply(CommandContext& ctx, const ReadOptions& o) {
   for (size_t k = 0; k < o.nstreams; ++k) {
-    std::string_view key = ctx.arg(o.streams_at + k);
-    Stream* s = nullptr;
-    if (!stream_lookup_or_reply(ctx, key, false, s)) {
-      return false;
-    }
+    Stream* s = woken_stream(ctx, ctx.arg(o.streams_at + k));
     if (s == nullptr) {
       ctx.error("UNBLOCKED the stream key no longer exists");
       return false;
@@ -531,7 +537,11 @@ bool resolve_targets_or_reply(CommandContext& ctx, bool group, const ReadOptions
     ReadTarget& t = targets[k];
     t.key = ctx.arg(o.streams_at + k);
     std::string_view id = ctx.arg(o.streams_at + o.nstreams + k);
-    if (!stream_lookup_or_reply(ctx, t.key, true, t.stream)) {
+    if (ctx.woken && !group) {
+      // A blocked XREAD whose key now holds another type keeps waiting, as on Redis: only a
+      // stream there can serve it.
+      t.stream = woken_stream(ctx, t.key);
+    } else if (!stream_lookup_or_reply(ctx, t.key, true, t.stream)) {
       return false;
     }
     if (group) {
@@ -644,13 +654,13 @@ void register_streams(Table& t) {
   t.add({"XTRIM",      -4, kWrite, keys(1, 1, 1), cmd_xtrim, "stream", "XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]", "Removes the oldest entries of a stream down to a length or a minimum id."});
   t.add({"XREAD",      -4, kReadOnly | kBlocking, key_finder(0, 0, 0, xread_keys), cmd_xread, "stream", "XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]", "Reads entries newer than the given ids from one or more streams, optionally waiting for some to arrive."});
   t.add({"XSETID",     -3, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_xsetid, "stream", "XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]", "Sets a stream's last id and its added-entries and max-deleted-id counters."});
-  t.add({"XGROUP",     -2, kWrite | kDenyOom, key_finder(2, 2, 1, subcommand_key), cmd_xgroup, "stream", "XGROUP CREATE|SETID|DESTROY|CREATECONSUMER|DELCONSUMER|HELP key group [arguments]", "Manages consumer groups: create, set the last id, destroy, create or delete consumers."});
+  t.add({"XGROUP",     -2, kWrite | kDenyOom, key_finder(2, 2, 1, subcommand_key), cmd_xgroup, "stream", "XGROUP CREATE|SETID|DESTROY|CREATECONSUMER|DELCONSUMER|HELP key group [arguments]", "Manages consumer groups: create, set the last id, destroy, create or delete consumers.", {"create", "setid", "destroy", "createconsumer", "delconsumer", "help"}});
   t.add({"XREADGROUP", -7, kWrite | kBlocking, key_finder(0, 0, 0, xread_keys), cmd_xreadgroup, "stream", "XREADGROUP GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]", "Reads entries for a consumer of a group: new ones (>) or its own pending history; may wait."});
   t.add({"XACK",       -4, kWrite | kFast, keys(1, 1, 1), cmd_xack, "stream", "XACK key group id [id ...]", "Acknowledges pending entries of a consumer group; returns how many were pending."});
   t.add({"XPENDING",   -3, kReadOnly, keys(1, 1, 1), cmd_xpending, "stream", "XPENDING key group [[IDLE min-idle-time] start end count [consumer]]", "Inspects a consumer group's pending entries: a summary, or a list filtered by id, idle time and consumer."});
   t.add({"XCLAIM",     -6, kWrite | kFast, keys(1, 1, 1), cmd_xclaim, "stream", "XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]", "Transfers the given pending entries of a group to a consumer."});
   t.add({"XAUTOCLAIM", -6, kWrite | kFast, keys(1, 1, 1), cmd_xautoclaim, "stream", "XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]", "Transfers idle pending entries of a group to a consumer, scanning from a cursor."});
-  t.add({"XINFO",      -2, kReadOnly, key_finder(2, 2, 1, subcommand_key), cmd_xinfo, "stream", "XINFO STREAM|GROUPS|CONSUMERS|HELP key [arguments]", "Returns information about a stream, its consumer groups or the consumers of a group."});
+  t.add({"XINFO",      -2, kReadOnly, key_finder(2, 2, 1, subcommand_key), cmd_xinfo, "stream", "XINFO STREAM|GROUPS|CONSUMERS|HELP key [arguments]", "Returns information about a stream, its consumer groups or the consumers of a group.", {"stream", "groups", "consumers", "help"}});
   // clang-format on
 }
 

@@ -17,6 +17,10 @@ void Table::add(CommandSpec spec) {
     throw std::logic_error("bad command table entry: " + spec.name);
   }
   spec.id = commands_.size();
+  // Subcommand slots follow every command's, so they are numbered apart until the table is
+  // complete (subcommand_slot adds the command count).
+  spec.first_sub = subcommand_count_;
+  subcommand_count_ += spec.subcommands.size();
   index_.emplace(spec.name, spec.id);
   commands_.push_back(std::move(spec));
 }
@@ -34,6 +38,22 @@ const CommandSpec* Table::find(std::string_view name) const {
   }
   auto it = index_.find(std::string_view(buf, name.size()));
   return it == index_.end() ? nullptr : &commands_[it->second];
+}
+
+size_t Table::stat_slot(const CommandSpec& spec, std::span<const std::string_view> argv) const {
+  if (spec.subcommands.empty() || argv.size() < 2) {
+    return spec.id;
+  }
+  for (size_t i = 0; i < spec.subcommands.size(); ++i) {
+    const std::string& sub = spec.subcommands[i];
+    std::string_view a = argv[1];
+    if (a.size() == sub.size() && std::equal(a.begin(), a.end(), sub.begin(), [](char x, char y) {
+          return (x >= 'A' && x <= 'Z' ? static_cast<char>(x + ('a' - 'A')) : x) == y;
+        })) {
+      return subcommand_slot(spec, i);
+    }
+  }
+  return spec.id;
 }
 
 bool Table::key_indexes(const CommandSpec& spec, std::span<const std::string_view> argv,
@@ -59,7 +79,7 @@ bool Table::key_indexes(const CommandSpec& spec, std::span<const std::string_vie
 
 std::unique_ptr<Engine> make_engine(Config& config, const Table& table,
                                     std::vector<asio::io_context*> contexts) {
-  auto engine = std::make_unique<Engine>(config, table, table.size(), std::move(contexts));
+  auto engine = std::make_unique<Engine>(config, table, table.stat_slots(), std::move(contexts));
   engine->set_scripts(std::make_shared<ScriptStore>(engine->shard_count()));
   for (EngineInit init : table.engine_inits()) {
     init(*engine);
@@ -71,6 +91,7 @@ const Table& command_table() {
   static const Table table = [] {
     Table t;
     register_server(t);
+    register_latency(t);
     register_strings(t);
     register_keys(t);
     register_databases(t);

@@ -532,6 +532,7 @@ asio::awaitable<bool> Connection::process_input() {
                           parser_.error());
       ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
       engine_.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+      engine_.errors().count("ERR");
       co_return false;
     }
     if (args_.empty()) {
@@ -566,11 +567,12 @@ asio::awaitable<bool> Connection::process_input() {
       continue;
     }
     session_.info->last_command.store(static_cast<int64_t>(spec->id), std::memory_order_relaxed);
+    if (session_.multi.active && queue_in_multi(*spec)) {
+      in_.consume(consumed);
+      continue;
+    }
+    session_.replies_silenced = suppress;
     if (session_.multi.active) {
-      if (queue_in_multi(*spec)) {
-        in_.consume(consumed);
-        continue;
-      }
       if (spec->name == "EXEC") {
         co_await flush_window();
         size_t mark = out_.size();
@@ -582,6 +584,7 @@ asio::awaitable<bool> Connection::process_input() {
           out_.resize(mark);
           session_.skip_this_reply = false;
         }
+        send_pushes_while_silenced();
         continue;
       }
     }
@@ -664,6 +667,7 @@ asio::awaitable<bool> Connection::process_input() {
     } else if (was_skip) {
       out_.resize(mark);
     }
+    send_pushes_while_silenced();
     if (session_.close_after_reply) {
       co_return false;
     }

@@ -13,6 +13,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "hotkv/commands/blocking.hpp"
+#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
@@ -235,13 +236,22 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
 
     WakeResult result = std::move(*wake_result_);
     wake_result_.reset();
+    // Answered without a run of its own: the call is counted here, once (a reply from a
+    // re-run was counted by it).
+    auto count_call = [&](std::string_view error) {
+      std::vector<std::string_view> views(argv.begin(), argv.end());
+      count_command(spec, views, engine_, engine_.shard(shard_), 0, error);
+    };
+    constexpr std::string_view kUnblocked = "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n";
     switch (result.kind) {
       case WakeKind::kReply:
         co_return std::move(result.reply);
       case WakeKind::kTimeout:
+        count_call({});
         co_return timeout_reply(session_.resp);
       case WakeKind::kError:
-        co_return "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n";
+        count_call(kUnblocked);
+        co_return std::string(kUnblocked);
       case WakeKind::kCancelled:
         closing_ = true;
         co_return std::string();
@@ -249,6 +259,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         break;
     }
     if (deadline && Clock::now() >= *deadline) {
+      count_call({});
       co_return timeout_reply(session_.resp);
     }
     argv = c->argv;  // the resolved form ("$" already replaced), re-run through routing

@@ -2,7 +2,9 @@
 // batches on the connection's own thread at any moment: while the coroutine waits for input
 // (the batch is written at once by flush), while it is busy executing (queued behind
 // the replies it has produced, which it writes itself), or while its own write is in flight
-// (held in deferred_ until that write ends).
+// (held in deferred_ until that write ends). While a command whose reply is silenced runs,
+// they wait beside it (ClientSession::pushes_while_silenced) so that dropping its reply cannot
+// drop them.
 #include <asio/write.hpp>
 
 #include "hotkv/net/connection.hpp"
@@ -14,7 +16,19 @@ void Connection::deliver(const PubSubMessage& m) {
   if (closing_) {
     return;
   }
+  if (session_.replies_silenced) {
+    session_.pushes_while_silenced += m.wire(session_.resp);
+    return;
+  }
   (coro_sending_ ? deferred_ : out_) += m.wire(session_.resp);
+}
+
+void Connection::send_pushes_while_silenced() {
+  session_.replies_silenced = false;
+  if (!session_.pushes_while_silenced.empty()) {
+    out_ += session_.pushes_while_silenced;
+    session_.pushes_while_silenced.clear();
+  }
 }
 
 void Connection::flush() {

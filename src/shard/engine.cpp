@@ -15,6 +15,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
                std::vector<asio::io_context*> contexts)
     : config_(config),
       table_(table),
+      latency_(config.latency_monitor_threshold),
       tracking_(std::make_unique<Tracking>(*this)),
       start_unix_ms_(unix_ms()) {
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
@@ -23,11 +24,17 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
     auto databases = static_cast<size_t>(config.databases.load());
     shards_.push_back(
         std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_, databases));
+    shards_.back()->set_latency_monitor(&latency_);
     // "expired" events come from the deletion itself (the timing wheel's, or a lookup's),
     // so they follow the deadline closely.
     for (uint32_t db = 0; db < databases; ++db) {
       shards_.back()->keyspace(db).set_expired_hook([this](uint32_t at, std::string_view key) {
         notify_keyspace_event(at, kNotifyExpired, "expired", key);
+      });
+      shards_.back()->keyspace(db).set_created_hook([this](uint32_t at, std::string_view key) {
+        // Announced only: the command creating the key notifies its own event, which is
+        // what WATCH and client-side caching follow.
+        publish_keyspace_event(at, kNotifyNew, "new", key);
       });
     }
   }
@@ -186,6 +193,11 @@ void Engine::notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_
   Shard& owner = shards_.size() == 1 ? *shards_[0] : shard(shard_of(key));
   owner.watches().touch(db, key);
   tracking_->key_changed(owner, key, type_flag == kNotifyExpired || event == "evicted");
+  publish_keyspace_event(db, type_flag, event, key);
+}
+
+void Engine::publish_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
+                                    std::string_view key) {
   uint32_t flags = config_.notify_keyspace_events.load(std::memory_order_relaxed);
   if ((flags & type_flag) == 0 || pubsub_.idle()) {
     return;

@@ -42,6 +42,9 @@ Value& Keyspace::put(std::string_view key, Value value) {
     schedule_item(key, *slot);
   }
   publish_sizes();
+  if (created && on_created_) {
+    on_created_(db_, key);
+  }
   return *slot;
 }
 

@@ -18,7 +18,7 @@ bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
     return apply_list_op(ks, e, now_ms, error);
   }
   if (e.op >= kStreamOpFirst && e.op <= kStreamOpLast) {
-    return apply_stream_op(ks, e, now_ms, error);
+    return apply_stream_op(ks, e, now_ms, error, limits);
   }
   if (e.op >= kInventoryOpFirst && e.op <= kInventoryOpLast) {
     return apply_inventory_op(ks, e, now_ms, error);

@@ -67,10 +67,16 @@ void Shard::run_expiry() {
   // expiry of keys cannot starve them (or back).
   bool more = false;
   bool any_holds = false;
+  int64_t started_us = mono_us();
   for (auto& ks : dbs_) {
     ks->expire_due(now, kExpiryBatch);
     more = more || ks->expiry_backlog(now) > 0;
     any_holds = any_holds || ks->hold_entries() > 0;
+  }
+  if (latency_ != nullptr) {
+    // A slow round (big values freed, a crowd of deadlines) held this thread's clients up.
+    auto took_ms = static_cast<uint64_t>((mono_us() - started_us) / 1000);
+    latency_->add_if_needed("expire-cycle", unix_ms() / 1000, took_ms);
   }
   bool holds_wait = any_holds && !expire_holds(now, kExpiryBatch);
   if (!holds_wait) {

@@ -27,7 +27,9 @@ Stream* stream_or_create(Keyspace& ks, const Effect& e, int64_t now_ms) {
   return v->type() == ValueType::kStream ? v->stream() : nullptr;
 }
 
-bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
+// Replay splits nodes by the limits configured at start-up, as Redis's reload does.
+bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a,
+               const EncodingLimits& limits) {
   StreamId id;
   if (a.size() < 3 || a.size() % 2 == 0) {
     return a.fail("an id and field/value pairs expected");
@@ -43,7 +45,7 @@ bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
     return a.fail("id " + a.str(0) + " is not above the stream's last id");
   }
   std::vector<std::string_view> fields(e.args.begin() + 1, e.args.end());
-  s->append(id, fields);
+  s->append(id, fields, limits);
   return true;
 }
 
@@ -145,7 +147,8 @@ bool parse_ids(OpArgReader& a, size_t first, std::vector<StreamId>& out) {
 
 }  // namespace
 
-bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
+bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                     const EncodingLimits& limits) {
   OpArgReader a(e, error);
   auto op = static_cast<OpCode>(e.op);
   if (op == OpCode::kStreamCreate) {
@@ -153,7 +156,7 @@ bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
     return true;
   }
   if (op == OpCode::kStreamAdd) {
-    return apply_add(ks, e, now_ms, a);
+    return apply_add(ks, e, now_ms, a, limits);
   }
   Stream* s = existing_stream(ks, e, now_ms);
   std::vector<StreamId> ids;

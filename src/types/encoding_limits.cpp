@@ -7,13 +7,17 @@ namespace hotkv {
 
 EncodingLimits EncodingLimits::from(const Config& config) {
   EncodingLimits l;
-  // CONFIG SET keeps all three within 0..INT64_MAX.
+  // CONFIG SET keeps them all within 0..INT64_MAX.
   l.hash_max_listpack_entries =
       static_cast<size_t>(config.hash_max_listpack_entries.load(std::memory_order_relaxed));
   l.hash_max_listpack_value =
       static_cast<size_t>(config.hash_max_listpack_value.load(std::memory_order_relaxed));
   l.set_max_intset_entries =
       static_cast<size_t>(config.set_max_intset_entries.load(std::memory_order_relaxed));
+  l.stream_node_max_entries =
+      static_cast<size_t>(config.stream_node_max_entries.load(std::memory_order_relaxed));
+  l.stream_node_max_bytes =
+      static_cast<size_t>(config.stream_node_max_bytes.load(std::memory_order_relaxed));
   return l;
 }
 

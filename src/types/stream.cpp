@@ -36,9 +36,8 @@ namespace {
 constexpr uint8_t kFlagDeleted = 1;
 constexpr uint8_t kFlagSameFields = 2;
 
-// Redis's stream-node-max-bytes default: an entry that would push a node past this opens a
-// new node, so one huge entry never makes later small ones share a giant buffer.
-constexpr size_t kNodeMaxBytes = 4096;
+// With stream-node-max-bytes 0 (no limit), Redis still caps a node at 1 GB.
+constexpr size_t kNodeBytesCap = size_t{1} << 30;
 
 // Redis keeps stream ids in a 128-byte buffer while parsing and rejects longer arguments.
 constexpr size_t kMaxIdText = 127;
@@ -311,7 +310,7 @@ struct Stream::Node {
   size_t entries_begin = 0;    // byte offset of the first entry
   std::vector<uint8_t> buf;
 
-  static_assert(kNodeEntries <= UINT16_MAX, "count and live are 16-bit");
+  static_assert(kMaxNodeEntries <= UINT16_MAX, "count and live are 16-bit");
 
   // Starts a node whose master field list is the names of `fv`.
   Node(StreamId id, std::span<const std::string_view> fv) : first_id(id), last_id(id) {
@@ -562,16 +561,25 @@ bool Stream::next_seq_id(uint64_t ms, StreamId& out) const {
   return true;
 }
 
-void Stream::append(StreamId id, std::span<const std::string_view> fields_and_values) {
+void Stream::append(StreamId id, std::span<const std::string_view> fields_and_values,
+                    const EncodingLimits& limits) {
   HOTKV_ASSERT(id > last_id_);
   HOTKV_ASSERT(!fields_and_values.empty() && fields_and_values.size() % 2 == 0);
+  // stream-node-max-bytes: an entry that would push a node past it opens a new node, so one
+  // huge entry never makes later small ones share a giant buffer.
+  size_t max_entries = limits.stream_node_max_entries == 0
+                           ? kMaxNodeEntries
+                           : std::min(limits.stream_node_max_entries, kMaxNodeEntries);
+  size_t max_bytes = limits.stream_node_max_bytes == 0
+                         ? kNodeBytesCap
+                         : std::min(limits.stream_node_max_bytes, kNodeBytesCap);
   Node* node = nodes_.empty() ? nullptr : nodes_.back().get();
   bool same = false;
   if (node != nullptr) {
-    bool full = node->count >= kNodeEntries;
+    bool full = node->count >= max_entries;
     if (!full) {
       same = node->same_fields(fields_and_values);
-      full = node->buf.size() + node->entry_size(id, fields_and_values, same) > kNodeMaxBytes;
+      full = node->buf.size() + node->entry_size(id, fields_and_values, same) > max_bytes;
     }
     if (full) {
       // The node is sealed: give back its growth slack, as Redis shrinks a full listpack.

@@ -91,6 +91,7 @@ Config::Config() {
   add_int("timeout", timeout, 0, INT32_MAX, false, true);
   add_int("busy-reply-threshold", busy_reply_threshold, 0, INT32_MAX, false, true);
   add_int("lua-time-limit", busy_reply_threshold, 0, INT32_MAX, false, true);
+  add_int("latency-monitor-threshold", latency_monitor_threshold, 0, INT64_MAX, false, true);
   add_int("tcp-keepalive", tcp_keepalive, 0, INT32_MAX, false, true);
   // Stored and reported; enforcement (denyoom writes refused) comes with memory accounting.
   add_int("maxmemory", maxmemory, 0, INT64_MAX, true, true);

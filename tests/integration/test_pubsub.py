@@ -9,6 +9,8 @@ and the pubsub output-buffer limit that cuts off a subscriber that stops reading
   are handed to worker threads round-robin, so with --threads 4 they sit on all four.
 - RESP2 subscribed mode refuses GET with Redis's error and answers PING with ["pong", ""];
   after HELLO 3 confirmations and messages are push frames ('>') and GET works in between.
+- CLIENT REPLY OFF / SKIP silence replies but not pub/sub: confirmations and messages still
+  arrive (RESP2 and RESP3) while ordinary replies stay dropped.
 - PUBSUB CHANNELS / NUMSUB / NUMPAT count subscribers on every thread and drop on disconnect.
 - notify-keyspace-events KEA: SET/EXPIRE/DEL/XADD/expiry publish Redis's keyspace and keyevent
   messages in command order; with Ex, 100,000 keys given one PXAT deadline each produce one
@@ -269,6 +271,46 @@ def resp3_subscriptions_use_push_frames(t, srv):
         assert s.call_bytes("UNSUBSCRIBE") == b">3\r\n$11\r\nunsubscribe\r\n$3\r\nch1\r\n:1\r\n"
         assert s.call_bytes("PUNSUBSCRIBE") == b">3\r\n$12\r\npunsubscribe\r\n$2\r\nc*\r\n:0\r\n"
         assert s.call_bytes("UNSUBSCRIBE") == b">3\r\n$11\r\nunsubscribe\r\n_\r\n:0\r\n"
+
+
+@case
+def pubsub_pushes_bypass_client_reply_off_and_skip(t, srv):
+    """CLIENT REPLY OFF/SKIP silence replies but never pub/sub: confirmations and messages
+    arrive in RESP2 and RESP3, while the replies of ordinary commands stay silenced."""
+    for proto in (2, 3):
+        with srv.raw() as s, srv.raw() as p:
+            if proto == 3:
+                assert s.call("HELLO", "3")["proto"] == 3
+            # OFF: SET's reply is dropped, the confirmation is not.
+            s.send(encode_command("CLIENT", "REPLY", "OFF"))
+            s.send(encode_command("SET", "silenced", "1"))
+            s.send(encode_command("SUBSCRIBE", "ch-off"))
+            assert s.read_reply() == ["subscribe", "ch-off", 1]
+            assert p.call("PUBLISH", "ch-off", "hello") == 1
+            assert s.read_reply() == ["message", "ch-off", "hello"]
+            if proto == 3:
+                # RESP3 may run any command while subscribed: still silenced, pushes still sent.
+                s.send(encode_command("GET", "silenced"))
+                s.send(encode_command("PSUBSCRIBE", "ch-*"))
+                assert s.read_reply() == ["psubscribe", "ch-*", 2]
+                assert p.call("PUBLISH", "ch-off", "again") == 2
+                assert s.read_reply() == ["message", "ch-off", "again"]
+                assert s.read_reply() == ["pmessage", "ch-*", "ch-off", "again"]
+                s.send(encode_command("PUNSUBSCRIBE", "ch-*"))
+                assert s.read_reply() == ["punsubscribe", "ch-*", 1]
+            s.send(encode_command("UNSUBSCRIBE", "ch-off"))
+            assert s.read_reply() == ["unsubscribe", "ch-off", 0]
+            # Back on: the first reply the client gets is CLIENT REPLY ON's, nothing older.
+            assert s.call("CLIENT", "REPLY", "ON") == "OK"
+            assert s.call("GET", "silenced") == "1"
+            # SKIP: the next command's reply is dropped, its confirmation is not.
+            s.send(encode_command("CLIENT", "REPLY", "SKIP"))
+            s.send(encode_command("PSUBSCRIBE", "sk*"))
+            assert s.read_reply() == ["psubscribe", "sk*", 1]
+            assert p.call("PUBLISH", "skip", "m") == 1
+            assert s.read_reply() == ["pmessage", "sk*", "skip", "m"]
+            assert s.call("PUNSUBSCRIBE") == ["punsubscribe", "sk*", 0]
+            assert s.call("PING") == "PONG"
 
 
 @case

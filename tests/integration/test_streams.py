@@ -10,8 +10,9 @@ out, and every order is processed and acknowledged exactly once.
 - Blocking reads: a client blocked in XREAD/XREADGROUP BLOCK is woken by an XADD on another
   connection (with --threads 4 the two usually sit on different threads, and the streams on
   different shards); blocked group readers are served in the order they blocked; BLOCK times
-  out on time; CLIENT UNBLOCK TIMEOUT/ERROR, DEL and XGROUP DESTROY end a block with Redis's
-  replies; a blocked client that disconnects is no longer counted in blocked_clients.
+  out on time; CLIENT UNBLOCK TIMEOUT/ERROR, DEL, a key turned into another type and XGROUP
+  DESTROY end a block with Redis's replies (XREAD waits on through a type change; the ended
+  read counts once in commandstats and errorstats); a blocked client that disconnects is no longer counted in blocked_clients.
 - Writes that give a blocked reader nothing (XDEL, XACK, XTRIM, XSETID, another consumer's
   XREADGROUP, or an XADD taken by an earlier group reader) leave it blocked until its timeout.
 - A kill -9 with appendfsync always in the middle of consumption keeps the group state
@@ -540,6 +541,52 @@ def client_unblock_del_and_destroy_end_a_block(t, srv):
                      "NOGROUP the consumer group this client was blocked on no longer exists")
         wait_blocked(srv, 0)
         assert b.call("PING") == "PONG"  # the connection is usable afterwards
+
+
+@case
+def key_type_change_and_group_destroy_end_blocks_like_redis(t, srv):
+    """A key turned into a string ends XREADGROUP's block (UNBLOCKED) but not XREAD's, which
+    waits for a stream again; a destroyed group's reader counts once, failed, with NOGROUP."""
+    key = "typed"
+    with srv.raw() as admin, srv.raw() as b:
+        assert admin.call("XADD", key, "666", "f", "v") == "666-0"
+        assert admin.call("XGROUP", "CREATE", key, "g", "$") == "OK"
+        b.send(encode_command("XREADGROUP", "GROUP", "g", "c", "BLOCK", 0, "STREAMS", key, ">"))
+        wait_blocked(srv, 1)
+        assert admin.call("SET", key, "val1") == "OK"
+        assert readable([b], WAKE_LIMIT_S)
+        expect_error(b.read_reply(), "UNBLOCKED the stream key no longer exists")
+
+        assert admin.call("DEL", key) == 1
+        assert admin.call("XADD", key, "666", "f", "v") == "666-0"
+        b.send(encode_command("XREAD", "BLOCK", 0, "STREAMS", key, "$"))
+        wait_blocked(srv, 1)
+        assert admin.call("MULTI") == "OK"
+        assert admin.call("DEL", key) == "QUEUED"
+        assert admin.call("LPUSH", key, "a", "b") == "QUEUED"
+        assert admin.call("EXEC") == [1, 2]
+        assert not readable([b], 0.2)  # a list gives XREAD nothing: it waits on
+        assert admin.call("DEL", key) == 1
+        assert admin.call("XADD", key, "667", "f", "v") == "667-0"
+        assert readable([b], WAKE_LIMIT_S)
+        assert b.read_reply() == [[key, [["667-0", ["f", "v"]]]]]
+
+        assert admin.call("DEL", key) == 1
+        assert admin.call("XGROUP", "CREATE", key, "g", "$", "MKSTREAM") == "OK"
+        assert admin.call("CONFIG", "RESETSTAT") == "OK"
+        b.send(encode_command("XREADGROUP", "GROUP", "g", "c", "BLOCK", 0, "STREAMS", key, ">"))
+        wait_blocked(srv, 1)
+        assert admin.call("XGROUP", "DESTROY", key, "g") == 1
+        assert readable([b], WAKE_LIMIT_S)
+        expect_error(b.read_reply(),
+                     "NOGROUP the consumer group this client was blocked on no longer exists")
+        lines = admin.call("INFO", "errorstats").splitlines()
+        assert "errorstat_NOGROUP:count=1" in lines, lines
+        stat = [x for x in admin.call("INFO", "commandstats").splitlines()
+                if x.startswith("cmdstat_xreadgroup:")]
+        assert stat and stat[0].startswith("cmdstat_xreadgroup:calls=1,"), stat
+        assert stat[0].endswith(",failed_calls=1"), stat
+        assert info_field(admin, "stats", "total_error_replies") == 1
 
 
 @case

@@ -43,6 +43,12 @@ struct ClientSession {
   bool authenticated = false;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool skip_this_reply = false;  // CLIENT REPLY SKIP applies to the next command only
+  // Pub/sub pushes are never silenced (Redis sends subscribe confirmations and messages even
+  // under CLIENT REPLY OFF/SKIP). While the connection runs a command whose reply it will
+  // drop, the confirmations and messages produced meanwhile wait here instead of in the
+  // reply, and the connection sends them once it has dropped the rest.
+  bool replies_silenced = false;
+  std::string pushes_while_silenced;
   bool close_after_reply = false;
   MultiState multi;
   // Set by WATCH; dirty once a watched key changed. Dropped by EXEC, DISCARD, UNWATCH, RESET.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "hotkv/commands/table.hpp"
 #include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/util/latency_histogram.hpp"
 
 namespace hotkv {
 
@@ -54,10 +56,26 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
                      uint32_t db, ReplyWriter& reply, CommandContext::BlockRequest* block = nullptr,
                      bool woken = false, std::vector<size_t>* open_logs = nullptr);
 
-// The per-command statistics execute_command keeps (calls, time, failures), for a command
-// answered without its handler (inventory_soldout.hpp).
-void count_command(const CommandSpec& spec, Engine& engine, Shard& shard, int64_t usec,
-                   bool failed);
+// The per-command statistics execute_command keeps (calls, time, failures, the latency
+// histogram and latency-monitor events), for a command answered without its handler
+// (inventory_soldout.hpp) or a blocked one answered by a timeout. Counted in the slot of
+// argv's subcommand when the command has subcommands (Table::stat_slot). `error`: the error
+// reply it got (its text, with or without '-'), empty when it succeeded. Runs on shard's
+// thread (or a coordinator while it is parked).
+void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
+                   Shard& shard, int64_t usec, std::string_view error);
+
+// One statistics slot summed over the shards (INFO commandstats, LATENCY HISTOGRAM). Any
+// thread; relaxed reads, so a call finishing meanwhile may be missing.
+struct CommandTotals {
+  uint64_t calls = 0;
+  uint64_t usec = 0;
+  uint64_t failed = 0;
+  LatencySum latency;
+};
+CommandTotals command_totals(Engine& engine, size_t slot);
+// The name a slot is reported under: "get", or "client|id" for a subcommand.
+std::string stat_slot_name(const CommandSpec& spec, size_t sub_index);
 
 // While alive, commands executed on this thread see `now_ms` as the time (a script's commands
 // all see the moment it started, as in Redis, so an expiry cannot land half-way through it)

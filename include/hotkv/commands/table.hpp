@@ -76,7 +76,12 @@ struct CommandSpec {
   std::string group;    // "string", "generic", "server", "connection", ...
   std::string syntax;   // e.g. "GET key"
   std::string summary;  // one line
-  size_t id = 0;        // index in the table, for per-command statistics
+  // Container commands (CLIENT, CONFIG, XINFO...): their subcommands in lower case. Each gets
+  // statistics of its own (INFO commandstats and LATENCY HISTOGRAM name them "client|id", as
+  // Redis 7 does); the entry and its handler stay one.
+  std::vector<std::string> subcommands = {};
+  size_t id = 0;         // index in the table, for per-command statistics
+  size_t first_sub = 0;  // the statistics slot of subcommands[0] (Table::stat_slot)
   // Optional: true when this call reads or writes keys that no key position names (SORT's
   // BY/GET patterns build key names from the elements). Such a call runs with every shard.
   bool (*reaches_unnamed_keys)(std::span<const std::string_view> argv) = nullptr;
@@ -98,6 +103,15 @@ class Table {
   const CommandSpec* find(std::string_view name) const;
   const std::vector<CommandSpec>& all() const { return commands_; }
   size_t size() const { return commands_.size(); }
+  // Per-command statistics slots: one per command (its id), then one per subcommand.
+  size_t stat_slots() const { return commands_.size() + subcommand_count_; }
+  // The slot a call counts in: its subcommand's when argv[1] names one of spec's, else the
+  // command's own (a command without subcommands, or an unknown subcommand).
+  size_t stat_slot(const CommandSpec& spec, std::span<const std::string_view> argv) const;
+  // The slot of spec.subcommands[i]. REQUIRES: i < spec.subcommands.size().
+  size_t subcommand_slot(const CommandSpec& spec, size_t i) const {
+    return commands_.size() + spec.first_sub + i;
+  }
   // Called at start-up only, from a family's register function.
   void add_engine_init(EngineInit init) { engine_inits_.push_back(init); }
   const std::vector<EngineInit>& engine_inits() const { return engine_inits_; }
@@ -110,6 +124,7 @@ class Table {
  private:
   std::vector<CommandSpec> commands_;
   std::vector<EngineInit> engine_inits_;
+  size_t subcommand_count_ = 0;
   // Transparent hashing so lookups by string_view do not allocate.
   struct NameHash {
     using is_transparent = void;

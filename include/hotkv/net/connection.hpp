@@ -148,6 +148,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // after the command's reply, never inside a MULTI's or a multi-key reply).
   void deliver_tracking(const TrackingMessage& m);
   void start_push_write();
+  // After a command ran with its reply silenced (CLIENT REPLY OFF/SKIP) and the reply was
+  // dropped: appends the pushes it produced or received meanwhile, which are never silenced.
+  void send_pushes_while_silenced();
   // client-output-buffer-limit pubsub: false (and the connection closes) when over it.
   bool within_pubsub_limits();
 

@@ -30,11 +30,13 @@
 #include <asio/use_awaitable.hpp>
 
 #include "hotkv/shard/client_registry.hpp"
+#include "hotkv/shard/error_stats.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/shard/tracking.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/config.hpp"
+#include "hotkv/util/latency_monitor.hpp"
 
 namespace hotkv {
 
@@ -85,6 +87,10 @@ class Engine {
   ClientRegistry& clients() { return clients_; }
   ServerStats& stats() { return stats_; }
   PubSubHub& pubsub() { return pubsub_; }
+  // LATENCY's events (any thread; see latency_monitor.hpp).
+  LatencyMonitor& latency() { return latency_; }
+  // INFO errorstats (any thread).
+  ErrorStats& errors() { return errors_; }
   // Client-side caching (CLIENT TRACKING): told of every key change by notify_keyspace_event.
   Tracking& tracking() { return *tracking_; }
   // Lua scripts known to the server, and each shard's interpreter.
@@ -95,6 +101,10 @@ class Engine {
   // anybody listens, on database `db`'s channels. Any thread.
   void notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
                              std::string_view key);
+  // Only the publishing half, for an event that is not itself a change of the key (Redis's
+  // "new", announced beside the command's own event): WATCH and tracking are not told.
+  void publish_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
+                              std::string_view key);
   int64_t start_unix_ms() const { return start_unix_ms_; }
   // True if some client may be blocked on keys (writes then check the shards' registries).
   bool any_blocked() const {
@@ -255,6 +265,8 @@ class Engine {
   ClientRegistry clients_;
   ServerStats stats_;
   PubSubHub pubsub_;
+  LatencyMonitor latency_;
+  ErrorStats errors_;
   std::unique_ptr<Tracking> tracking_;
   std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;

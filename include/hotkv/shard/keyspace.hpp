@@ -114,6 +114,11 @@ class Keyspace {
   void set_expired_hook(std::function<void(uint32_t, std::string_view)> hook) {
     on_expired_ = std::move(hook);
   }
+  // Called with the database and every key put() creates (not replaces): Redis's "new"
+  // keyspace event.
+  void set_created_hook(std::function<void(uint32_t, std::string_view)> hook) {
+    on_created_ = std::move(hook);
+  }
 
   KeyspaceStats& stats() { return stats_; }
   const KeyspaceStats& stats() const { return stats_; }
@@ -139,6 +144,7 @@ class Keyspace {
   InventoryStats inventory_stats_;
   std::function<void(int64_t)> on_schedule_;
   std::function<void(uint32_t, std::string_view)> on_expired_;
+  std::function<void(uint32_t, std::string_view)> on_created_;
   uint32_t db_;
 };
 

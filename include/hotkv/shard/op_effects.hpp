@@ -92,7 +92,8 @@ inline constexpr uint16_t kListOpLast = 143;
 // Redis re-encodes what it loads by its current settings).
 bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
                      const EncodingLimits& limits = EncodingLimits{});
-bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
+                     const EncodingLimits& limits);
 bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
                   const EncodingLimits& limits);

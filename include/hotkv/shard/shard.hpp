@@ -21,6 +21,8 @@
 #include "hotkv/shard/soldout_index.hpp"
 #include "hotkv/shard/tracking.hpp"
 #include "hotkv/shard/watch.hpp"
+#include "hotkv/util/latency_histogram.hpp"
+#include "hotkv/util/latency_monitor.hpp"
 
 namespace hotkv {
 
@@ -28,6 +30,13 @@ struct CommandStat {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> usec{0};
   std::atomic<uint64_t> failed{0};
+  LatencyHistogram latency;  // LATENCY HISTOGRAM
+  void reset() {
+    calls.store(0);
+    usec.store(0);
+    failed.store(0);
+    latency.reset();
+  }
 };
 
 class Shard {
@@ -56,7 +65,8 @@ class Shard {
   ShardTracking& tracking() { return tracking_; }
   // Sold-out items of every shard this thread may refuse reserves for (owner thread).
   SoldOutIndex& soldout_index() { return soldout_index_; }
-  CommandStat& command_stat(size_t command_id) { return command_stats_[command_id]; }
+  // By statistics slot (Table::stat_slot): a command's id, or one of its subcommands.
+  CommandStat& command_stat(size_t slot) { return command_stats_[slot]; }
   std::atomic<uint64_t>& commands_processed() { return commands_processed_; }
   // Bytes read from and written to this thread's clients (per shard, so threads never contend
   // on one counter).
@@ -94,6 +104,10 @@ class Shard {
   // One bounded round of hold expiry now (run_expiry does it too; tests call it directly).
   std::optional<size_t> expire_holds(int64_t now_ms, size_t max_items);
   static constexpr int64_t kHoldRetryMs = 20;
+
+  // Where run_expiry reports a slow round ("expire-cycle"); the engine's monitor. Set once,
+  // before the shard runs.
+  void set_latency_monitor(LatencyMonitor* m) { latency_ = m; }
 
   // Tests: the time run_expiry and the timer use, instead of the wall clock (the engine's
   // manual clock; see Engine::use_manual_clock).
@@ -149,6 +163,7 @@ class Shard {
   bool flush_posted_ = false;
   bool stopped_ = false;
   HoldExpiryHook hold_hook_;
+  LatencyMonitor* latency_ = nullptr;
   const int64_t* manual_clock_ = nullptr;
   std::atomic<bool> script_busy_{false};
   bool serving_while_busy_ = false;

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hotkv/types/encoding_limits.hpp"
+
 namespace hotkv {
 
 struct StreamId {
@@ -94,6 +96,7 @@ struct ConsumerGroup {
 class Stream {
  public:
   static constexpr size_t kNodeEntries = 100;  // Redis's stream-node-max-entries default
+  static constexpr size_t kMaxNodeEntries = UINT16_MAX;  // what a node's counters can count
 
   Stream();
   ~Stream();
@@ -125,8 +128,11 @@ class Stream {
   bool next_seq_id(uint64_t ms, StreamId& out) const;
 
   // Appends an entry. REQUIRES id > last_id() and an even, non-zero number of strings
-  // (field, value, field, value...). Updates last_id and entries_added.
-  void append(StreamId id, std::span<const std::string_view> fields_and_values);
+  // (field, value, field, value...). Updates last_id and entries_added. The entry opens a new
+  // node when the last one is full by `limits` (stream-node-max-entries/-bytes, read at each
+  // append as Redis does; a node never holds more than kMaxNodeEntries entries).
+  void append(StreamId id, std::span<const std::string_view> fields_and_values,
+              const EncodingLimits& limits = EncodingLimits{});
   // XDEL of one id: false if no live entry has it. Updates max_deleted_id.
   bool erase(StreamId id);
   // True and fills `out` (field, value, ...) if a live entry has this id.

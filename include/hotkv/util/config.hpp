@@ -29,6 +29,9 @@ class Config {
   // A script running longer than this (ms) makes other clients get -BUSY and becomes
   // killable with SCRIPT KILL (0 = never). lua-time-limit is its old name.
   std::atomic<int64_t> busy_reply_threshold{5000};
+  // The latency monitor records events (a command, an expiry round) that took at least this
+  // many milliseconds; 0 turns it off (util/latency_monitor.hpp).
+  std::atomic<int64_t> latency_monitor_threshold{0};
   std::atomic<int64_t> tcp_keepalive{300};
   std::atomic<int64_t> maxmemory{0};
   std::atomic<int64_t> auto_aof_rewrite_percentage{100};

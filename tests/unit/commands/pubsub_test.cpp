@@ -47,6 +47,18 @@ TEST_CASE("SUBSCRIBE confirms each channel with the running count", "[pubsub]") 
   }
 }
 
+TEST_CASE("Confirmations bypass a silenced reply (CLIENT REPLY OFF/SKIP)", "[pubsub]") {
+  TestServer s;
+  // The connection marks the session while it runs a command whose reply it will drop.
+  s.session().replies_silenced = true;
+  REQUIRE(s.run({"SUBSCRIBE", "a"}).empty());
+  REQUIRE(s.session().pushes_while_silenced ==
+          "*3\r\n" + bulk("subscribe") + bulk("a") + integer(1));
+  s.session().replies_silenced = false;
+  s.session().pushes_while_silenced.clear();
+  REQUIRE(s.run({"UNSUBSCRIBE"}) == "*3\r\n" + bulk("unsubscribe") + bulk("a") + integer(0));
+}
+
 TEST_CASE("RESP3 confirmations are push frames and other commands stay allowed", "[pubsub]") {
   TestServer s;
   REQUIRE(s.run3({"PSUBSCRIBE", "o*"}) ==
@@ -103,6 +115,14 @@ TEST_CASE("Keyspace notifications follow notify-keyspace-events", "[pubsub]") {
     REQUIRE(s.expire_cycle() == 1);
     REQUIRE(describe(s.pushes()) ==
             std::vector<std::string>{"__key*__:*|__keyevent@0__:expired|hold"});
+  }
+  SECTION("n: a key's creation is announced, its overwrite is not") {
+    REQUIRE(s.run3({"CONFIG", "SET", "notify-keyspace-events", "En"}) == kOk);
+    s.run3({"SET", "foo", "bar"});
+    s.run3({"SET", "foo", "baz"});
+    s.run3({"SET", "bar", "bar"});
+    REQUIRE(describe(s.pushes()) == std::vector<std::string>{"__key*__:*|__keyevent@0__:new|foo",
+                                                             "__key*__:*|__keyevent@0__:new|bar"});
   }
   SECTION("an unknown letter is refused") {
     REQUIRE(s.run3({"CONFIG", "SET", "notify-keyspace-events", "KEQ"}).rfind("-ERR", 0) == 0);

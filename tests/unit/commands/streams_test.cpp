@@ -323,6 +323,15 @@ TEST_CASE("XREAD BLOCK asks to block with dollar pinned to the last id", "[strea
     CHECK(run_blockable(s, req.argv, again, true).empty());
     CHECK(!again.requested);
   }
+  SECTION("a woken re-run waits on while the key holds another type (Redis 7)") {
+    CHECK(s.run({"LPUSH", "nokey", "foo"}) == ":1\r\n");
+    hotkv::CommandContext::BlockRequest again;
+    CHECK(run_blockable(s, req.argv, again, true).empty());
+    CHECK(s.run({"DEL", "nokey"}) == ":1\r\n");
+    CHECK(s.run({"XADD", "nokey", "8-0", "x", "y"}) == bulk("8-0"));
+    CHECK(run_blockable(s, req.argv, again, true) ==
+          arr({arr({bulk("nokey"), arr({ent("8-0", {"x", "y"})})})}));
+  }
   SECTION("a woken re-run serves what arrived") {
     CHECK(s.run({"XADD", "nokey", "7-0", "x", "y"}) == bulk("7-0"));
     hotkv::CommandContext::BlockRequest again;

@@ -18,6 +18,7 @@
 using hotkv::AddIdSpec;
 using hotkv::Consumer;
 using hotkv::ConsumerGroup;
+using hotkv::EncodingLimits;
 using hotkv::parse_add_id;
 using hotkv::parse_stream_id;
 using hotkv::Stream;
@@ -324,6 +325,43 @@ TEST_CASE("Nodes hold up to kNodeEntries entries and about 4 KB", "[stream]") {
     REQUIRE(s.get({11, 0}, out));
     REQUIRE(out[1] == huge);
     REQUIRE(ids_of(s, {0, 0}, kMax, false) == seq_ids(1, 12));
+  }
+}
+
+TEST_CASE("stream-node-max-entries and -bytes size the nodes, 0 meaning no limit", "[stream]") {
+  Stream s;
+  std::vector<std::string_view> fv = {"xitem", "v"};
+  SECTION("ten entries a node, then the consecutive LIMIT trims of Redis's suite") {
+    EncodingLimits ten;
+    ten.stream_node_max_entries = 10;
+    for (uint64_t i = 1; i <= 101; ++i) {
+      s.append({i, 0}, fv, ten);
+    }
+    REQUIRE(s.node_count() == 11);
+    // MAXLEN ~ 55 LIMIT 30: whole nodes only, and no more than 30 entries.
+    REQUIRE(s.trim_maxlen(55, true, 30) == 30);
+    REQUIRE(s.length() == 71);
+    s.append({102, 0}, fv, ten);
+    REQUIRE(s.trim_maxlen(55, true, 30) == 10);
+    REQUIRE(s.length() == 62);
+  }
+  SECTION("a LIMIT below a node's entries trims nothing") {
+    EncodingLimits two;
+    two.stream_node_max_entries = 2;
+    for (uint64_t i = 1; i <= 3; ++i) {
+      s.append({i, 0}, fv, two);
+    }
+    REQUIRE(s.trim_maxlen(0, true, 1) == 0);
+    REQUIRE(s.trim_maxlen(0, true, 2) == 2);
+  }
+  SECTION("no limits: one node until the counters' cap") {
+    EncodingLimits none;
+    none.stream_node_max_entries = 0;
+    none.stream_node_max_bytes = 0;
+    for (uint64_t i = 1; i <= 1000; ++i) {
+      s.append({i, 0}, fv, none);
+    }
+    REQUIRE(s.node_count() == 1);
   }
 }
 
