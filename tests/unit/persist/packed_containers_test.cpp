@@ -9,18 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "support/hex.hpp"
+
 using hotkv::intset_members;
 using hotkv::listpack_entries;
 
-namespace {
+using hotkv::test::unhex;
 
-std::string unhex(const std::string& h) {
-  std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) {
-    out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
-  }
-  return out;
-}
+namespace {
 
 void put_le(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) {

@@ -17,17 +17,13 @@
 #include "hotkv/types/zset.hpp"
 #include "hotkv/util/config.hpp"
 
+#include "support/hex.hpp"
+
 using namespace hotkv;
 
-namespace {
+using hotkv::test::unhex;
 
-std::string unhex(const std::string& h) {
-  std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) {
-    out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
-  }
-  return out;
-}
+namespace {
 
 Value restore_ok(const std::string& payload, const Config& c) {
   RestoreError why = RestoreError::kNone;
