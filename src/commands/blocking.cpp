@@ -41,28 +41,16 @@ void schedule_serving(Engine& engine, Shard& owner) {
 
 }  // namespace
 
-void signal_written_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
-                         Engine& engine, Shard& shard, bool multi_shard, uint32_t db) {
+void signal_every_waited_key(Engine& engine, Shard& shard, bool multi_shard) {
   if (!engine.any_blocked()) {
     return;
   }
-  if ((spec.flags & kAllShards) != 0) {
-    // FLUSHALL and the like: with multi_shard every shard is parked; else there is one shard.
-    size_t n = multi_shard ? engine.shard_count() : 1;
-    for (size_t i = 0; i < n; ++i) {
-      Shard& s = multi_shard ? engine.shard(i) : shard;
-      if (s.blocking().signal_all()) {
-        schedule_serving(engine, s);
-      }
-    }
-    return;
-  }
-  std::vector<size_t> idx;
-  Table::key_indexes(spec, argv, idx);
-  for (size_t i : idx) {
-    Shard& owner = multi_shard ? engine.shard(engine.shard_of(argv[i])) : shard;
-    if (!owner.blocking().empty() && owner.blocking().signal(db, argv[i])) {
-      schedule_serving(engine, owner);
+  // With multi_shard every shard is parked; else there is one shard.
+  size_t n = multi_shard ? engine.shard_count() : 1;
+  for (size_t i = 0; i < n; ++i) {
+    Shard& s = multi_shard ? engine.shard(i) : shard;
+    if (s.blocking().signal_all()) {
+      schedule_serving(engine, s);
     }
   }
 }

@@ -2,7 +2,6 @@
 // connection.cpp). Every shard keeps one keyspace per database (Shard::keyspace(db)); a key
 // stays on its shard whatever its database, so MOVE never crosses threads, and the
 // whole-database commands run with every shard parked (kAllShards) like FLUSHALL always did.
-#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -157,7 +156,6 @@ void cmd_move(CommandContext& ctx) {
     ScopedDb in_target(ctx, target);
     ctx.log_put(key);
     ctx.notify(kNotifyGeneric, "move_to", key);
-    signal_key_written(ctx, key);
   }
   ctx.reply.integer(1);
 }

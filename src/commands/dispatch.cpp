@@ -83,6 +83,7 @@ void CommandContext::log_put(std::string_view key) {
 
 void CommandContext::notify(uint32_t type_flag, std::string_view event, std::string_view key) {
   engine.notify_keyspace_event(db_index, type_flag, event, key);
+  signal_key_written(*this, key);
 }
 
 bool CommandContext::logging(std::string_view key) {
@@ -419,10 +420,12 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
     count_command(spec, argv, engine, shard, elapsed,
                   failed ? std::string_view(buf).substr(before) : std::string_view());
   }
-  // Blocked readers re-run after writes (their own re-runs excepted: a read that finds
-  // nothing must not wake the others again).
+  // Keys a command changed woke their blocked readers through notify(); a whole-keyspace
+  // write (FLUSHALL, SWAPDB) wakes every blocked reader of the keyspaces it replaced.
   if ((spec.flags & kWrite) != 0 && (spec.flags & kBlocking) == 0 && !failed) {
-    signal_written_keys(spec, argv, engine, shard, multi_shard, db);
+    if ((spec.flags & kAllShards) != 0) {
+      signal_every_waited_key(engine, shard, multi_shard);
+    }
     forget_soldout_beacons(spec, argv, engine, shard, multi_shard);
   }
 }

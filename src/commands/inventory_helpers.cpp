@@ -9,7 +9,6 @@
 #include <memory>
 #include <vector>
 
-#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -152,11 +151,6 @@ const CommandSpec& expiry_spec() {
   return spec;
 }
 
-// Blocked XREAD/XREADGROUP readers of the events stream re-run, as after an XADD.
-void wake_stream_readers(CommandContext& ctx, std::string_view stream_key) {
-  signal_key_written(ctx, stream_key);
-}
-
 struct HoldInfo {
   std::string_view id;
   int64_t qty = 0;
@@ -221,8 +215,7 @@ void publish(CommandContext& ctx, std::string_view key, const Inventory& inv, co
       s->trim_maxlen(static_cast<uint64_t>(keep), true, 100 * Stream::kNodeEntries) > 0) {
     log_trim(ctx, skey, *s);
   }
-  ctx.notify(kNotifyStream, "xadd", skey);
-  wake_stream_readers(ctx, skey);
+  ctx.notify(kNotifyStream, "xadd", skey);  // also wakes the stream's blocked readers
 }
 
 // Counts a hold's settlement in INFO's inventory section.

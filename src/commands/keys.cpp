@@ -5,7 +5,6 @@
 // single-threaded Redis would give.
 #include <random>
 
-#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -127,7 +126,6 @@ void cmd_copy(CommandContext& ctx) {
     ScopedDb in_target(ctx, target);  // the copy is logged and announced in its database
     ctx.log_put(dst);
     ctx.notify(kNotifyGeneric, "copy_to", dst);
-    signal_key_written(ctx, dst);
   }
   ctx.reply.integer(1);
 }

@@ -5,10 +5,9 @@
 // arguments; the blocking registry re-runs it, in the order clients blocked, whenever one of
 // its keys is written, and the re-run serves it from that key, as Redis serves a client from
 // the key that became ready (a first run takes the first non-empty key in argument order). Inside
-// MULTI or a script it cannot block and answers at once as a timeout would. Blocking commands do
-// not wake other readers through the dispatcher (a re-run that finds nothing must not wake the
-// others again), so BLMOVE and BRPOPLPUSH signal their destination themselves: a client blocked on
-// it is served next, as on Redis.
+// MULTI or a script it cannot block and answers at once as a timeout would. A re-run that finds
+// nothing changes no key, so it wakes nobody; BLMOVE's push to its destination is announced like
+// any write, and a client blocked on the destination is served next, as on Redis.
 #include <string>
 #include <vector>
 
@@ -129,7 +128,6 @@ void blocking_move(CommandContext& ctx, size_t sides_at, size_t timeout_at) {
   }
   bool replied = false;
   if (move_element(ctx, ctx.arg(1), ctx.arg(2), from_left, to_left, replied)) {
-    signal_key_written(ctx, ctx.arg(2));
     return;
   }
   if (!replied) {

@@ -17,16 +17,14 @@ namespace hotkv {
 struct CommandSpec;
 struct CommandContext;
 
-// Called by execute_command after a write that did not fail: marks the keys at `key_indexes`
-// of argv (or every waited key, for a whole-keyspace command) as ready on their owning
-// shards and schedules serving there. Cheap when nobody is blocked. Runs on the executing
-// thread, with the owners parked if they are other shards.
-// The keys are in database `db`.
-void signal_written_keys(const CommandSpec& spec, std::span<const std::string_view> argv,
-                         Engine& engine, Shard& shard, bool multi_shard, uint32_t db);
+// Called by execute_command after a whole-keyspace write (FLUSHALL, FLUSHDB, SWAPDB) that did
+// not fail: every key a client waits on is ready again on `shard` (on every shard when
+// multi_shard: they are parked). Cheap when nobody is blocked.
+void signal_every_waited_key(Engine& engine, Shard& shard, bool multi_shard);
 
-// A command that writes `key` without the dispatcher signalling it (a blocking command's
-// push: BLMOVE's destination) marks it ready, so whoever waits on it is served next.
+// CommandContext::notify's part for blocked readers: marks `key` of the context's database
+// ready on its owning shard, so whoever waits on it is served next. Cheap when nobody is
+// blocked. Handlers call notify(), not this.
 void signal_key_written(CommandContext& ctx, std::string_view key);
 
 // Owner thread of `shard`: re-runs the commands blocked on its ready keys.

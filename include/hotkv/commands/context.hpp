@@ -77,8 +77,10 @@ struct CommandContext {
   // Replies the size (0 when empty).
   void store_or_delete(std::string_view dst, Value value, bool empty, int64_t size,
                        uint32_t type_flag, std::string_view event);
-  // Keyspace notification (notify-keyspace-events): publishes `event` for `key` if the
-  // class `type_flag` (a NotifyFlag) is enabled. Call after mutating, like the log.
+  // The one call that says "key changed", made after mutating, like the log: it dirties the
+  // key's WATCHes, invalidates the clients tracking it, marks it ready for the clients
+  // blocked on it and publishes `event` if the class `type_flag` (a NotifyFlag) is enabled
+  // in notify-keyspace-events. A handler never wakes blocked readers any other way.
   void notify(uint32_t type_flag, std::string_view event, std::string_view key);
 
   // Blocking commands (XREAD/XREADGROUP BLOCK). block_request is non-null when this
