@@ -19,14 +19,15 @@ Persistence* persistence_or_reply(CommandContext& ctx) {
   return p;
 }
 
-// Starts a rewrite and replies `started`, or replies why it could not start.
-void start_rewrite_and_reply(CommandContext& ctx, Persistence& p, const char* started) {
+// Starts a rewrite and replies `started` (true), or replies why it could not start.
+bool start_rewrite_and_reply(CommandContext& ctx, Persistence& p, const char* started) {
   std::string err = p.start_rewrite();
   if (!err.empty()) {
     ctx.error(err);
-    return;
+    return false;
   }
   ctx.reply.simple(started);
+  return true;
 }
 
 void cmd_bgrewriteaof(CommandContext& ctx) {
@@ -45,6 +46,7 @@ void cmd_save(CommandContext& ctx) {
   if (!p->rewrite_in_progress()) {
     p->start_rewrite();
   }
+  ctx.engine.mark_key_changes_saved();  // every change is durable now
   ctx.reply.ok();
 }
 
@@ -57,7 +59,9 @@ void cmd_bgsave(CommandContext& ctx) {
     ctx.error("ERR Background save already in progress");
     return;
   }
-  start_rewrite_and_reply(ctx, *p, "Background saving started");
+  if (start_rewrite_and_reply(ctx, *p, "Background saving started")) {
+    ctx.engine.mark_key_changes_saved();  // the snapshot holds every change made so far
+  }
 }
 
 void cmd_lastsave(CommandContext& ctx) {

@@ -119,13 +119,13 @@ void info_persistence(CommandContext& ctx, std::string& out) {
   }
   int write_errno = ctx.engine.persistence_errno();
   out += fmt::format(
-      "# Persistence\r\nloading:{}\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
+      "# Persistence\r\nloading:{}\r\nasync_loading:0\r\nrdb_changes_since_last_save:{}\r\n"
       "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:ok\r\n"
       "aof_enabled:{}\r\naof_rewrite_in_progress:{}\r\naof_rewrite_scheduled:0\r\n"
       "aof_last_rewrite_time_sec:{}\r\naof_current_rewrite_time_sec:{}\r\n"
       "aof_last_bgrewrite_status:{}\r\naof_rewrites:{}\r\naof_last_write_status:{}\r\n"
       "aof_last_cow_size:0\r\n",
-      ctx.engine.loading() ? 1 : 0,
+      ctx.engine.loading() ? 1 : 0, ctx.engine.key_changes_since_save(),
       enabled ? p->last_save_unix() : ctx.engine.start_unix_ms() / 1000, enabled ? 1 : 0,
       enabled && p->rewrite_in_progress() ? 1 : 0,
       enabled && p->last_rewrite_ms() >= 0 ? p->last_rewrite_ms() / 1000 : -1,

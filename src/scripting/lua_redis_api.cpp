@@ -708,6 +708,9 @@ bool write_lua_value(lua_State* L, int index, ReplyWriter& w, bool script_resp3,
     lua_pop(L, 1);
     std::replace(text.begin(), text.end(), '\r', ' ');
     std::replace(text.begin(), text.end(), '\n', ' ');
+    if (text.empty()) {
+      text = "ERR";  // an error needs a code: redis.error_reply("") is a bare ERR, as on Redis
+    }
     w.error(text);
     return true;
   }

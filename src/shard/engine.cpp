@@ -185,6 +185,24 @@ void Engine::unlock(const std::vector<size_t>& order) {
 
 Engine::~Engine() = default;
 
+namespace {
+uint64_t sum_key_changes(Engine& e) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < e.shard_count(); ++i) {
+    total += e.shard(i).key_changes().load(std::memory_order_relaxed);
+  }
+  return total;
+}
+}  // namespace
+
+uint64_t Engine::key_changes_since_save() {
+  return sum_key_changes(*this) - stats_.key_changes_at_save.load(std::memory_order_relaxed);
+}
+
+void Engine::mark_key_changes_saved() {
+  stats_.key_changes_at_save.store(sum_key_changes(*this), std::memory_order_relaxed);
+}
+
 void Engine::notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
                                    std::string_view key) {
   // Every change to a key is announced here (expiry included), so this is also where WATCH

@@ -430,6 +430,38 @@ def bgrewriteaof_compacts_while_serving(t, srv):
             s2.stop()
 
 
+@case
+def changes_since_last_save_count_changed_keys_and_bgsave_resets_them(t, srv):
+    """INFO rdb_changes_since_last_save: a write that changes a key counts, one that changes
+    nothing does not, BGSAVE's snapshot starts the count again (same figures on redis-server)."""
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("everysec")).start()
+        try:
+            c = s.client()
+
+            def changes():
+                return c.info("persistence")["rdb_changes_since_last_save"]
+
+            c.set("dirty:a", "1")
+            base = changes()
+            c.set("dirty:a", "2")
+            c.mset({"dirty:b": "1", "dirty:c": "1", "dirty:d": "1"})
+            assert changes() == base + 4
+            c.setbit("dirty:bits", 3, 1)
+            c.setbit("dirty:bits", 3, 1)  # already set: no change
+            c.delete("dirty:missing")  # nothing to delete
+            assert changes() == base + 5
+            assert c.bgsave()
+            info = wait_info(c, lambda i: i["rdb_bgsave_in_progress"] == 0 and
+                             i["aof_rewrite_in_progress"] == 0 and
+                             i["rdb_changes_since_last_save"] == 0)
+            assert info["rdb_changes_since_last_save"] == 0
+            c.incr("dirty:n")
+            assert changes() == 1
+        finally:
+            s.stop()
+
+
 def wait_info(client, done, deadline_s=30):
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:

@@ -52,6 +52,8 @@ struct ServerStats {
   std::atomic<uint64_t> connection_migrations{0};
   std::atomic<int64_t> ops_per_sec{0};
   std::atomic<int64_t> lastsave_unix{0};
+  // The sum of the shards' key_changes() when the last SAVE/BGSAVE took its snapshot.
+  std::atomic<uint64_t> key_changes_at_save{0};
   // Blocking reads registered on a shard: writes look for readers to wake only while > 0.
   std::atomic<int64_t> blocked_registered{0};
   // INFO's blocked_clients: counted on the client's own thread once it waits, at the moment
@@ -86,6 +88,10 @@ class Engine {
   const Table& table() const { return table_; }
   ClientRegistry& clients() { return clients_; }
   ServerStats& stats() { return stats_; }
+  // Key changes since the last SAVE/BGSAVE snapshot (INFO rdb_changes_since_last_save), and
+  // the call a snapshot makes when it starts (every shard parked, so the count is exact).
+  uint64_t key_changes_since_save();
+  void mark_key_changes_saved();
   PubSubHub& pubsub() { return pubsub_; }
   // LATENCY's events (any thread; see latency_monitor.hpp).
   LatencyMonitor& latency() { return latency_; }

@@ -76,6 +76,9 @@ class Shard {
   // a park for run_atomic), and the commands those batches carried. Owner thread writes.
   std::atomic<uint64_t>& cross_thread_messages() { return cross_thread_messages_; }
   std::atomic<uint64_t>& cross_thread_commands() { return cross_thread_commands_; }
+  // Key changes made by commands on this shard (one per CommandContext::notify): Redis's dirty
+  // counter, INFO's rdb_changes_since_last_save. Written by whoever runs on the shard.
+  std::atomic<uint64_t>& key_changes() { return key_changes_; }
 
   // Owner thread. Completes once everything this shard's commands appended to the log so far
   // is written (and synced, with appendfsync always). Every connection that asks during one
@@ -157,6 +160,7 @@ class Shard {
   std::atomic<uint64_t> net_output_bytes_{0};
   std::atomic<uint64_t> cross_thread_messages_{0};
   std::atomic<uint64_t> cross_thread_commands_{0};
+  std::atomic<uint64_t> key_changes_{0};
   asio::steady_timer timer_;
   int64_t armed_at_ms_ = INT64_MAX;
   std::vector<std::function<void()>> barrier_waiters_;
