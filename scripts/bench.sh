@@ -17,6 +17,10 @@
 #                   (pipelined XADD), creates a group at 0, then 4 consumers (one connection
 #                   each) loop XREADGROUP COUNT 50 + one XACK until it is drained; rate is
 #                   entries acknowledged per second and CPU is per entry, both over the drain only.
+#   brpop           hotkv_queue_bench: 50 consumers (one connection each) wait in BRPOP on one
+#                   empty list while 4 producers push --requests distinct entries one LPUSH at
+#                   a time; every entry must be popped exactly once. Rate is entries per second
+#                   from the first push to the last pop, CPU is per entry over that window.
 #   publish         hotkv_pubsub_bench subscribes 100 connections to a fresh channel, then
 #                   redis-benchmark sends --publish-requests `PUBLISH <ch> <16 bytes>` at -c 50
 #                   -P 1. Two rows: messages delivered per second (first to last arrival) with
@@ -56,7 +60,7 @@
 #   --cases LIST         comma list of: set,get,incr,set-p16,get-p16,incr-p16,decr-hot,mset,
 #                        mset-p16 (redis-benchmark's 10-key MSET), pipe (redis-cli --pipe of
 #                        random-key SETs),
-#                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,publish, the reserve
+#                        set-c500,incr-c500,xadd,xadd-p16,xreadgroup,brpop,publish, the reserve
 #                        cases above, or reserve-all for the eight of them; evalsha,
 #                        evalsha-p16, evalsha-c1000, evalsha-c1000-p16, undeclared(-p16,
 #                        -c1000, -c1000-p16: the warehouse script with keys outside KEYS),
@@ -100,6 +104,8 @@ pipe_requests=1000000  # the pipe case's SETs
 run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
 subscribers=100        # publish case: subscriber connections on one channel
 stream_consumers=4     # xreadgroup case: consumers in the group
+queue_consumers=50     # brpop case: connections waiting in BRPOP
+queue_producers=4      # brpop case: connections pushing
 publish_message=0123456789abcdef
 reserve_cases=(reserve reserve-p16 reserve-c1000 reserve-c1000-p16 reserve-soldout
   reserve-soldout-p16 reserve-soldout-c1000 reserve-soldout-c1000-p16)
@@ -299,6 +305,7 @@ case_args() {
     xadd) n=$requests; args=(-c 50 -P 1 XADD "$key" '*' field value) ;;
     xadd-p16) n=$pipeline_requests; args=(-c 50 -P 16 XADD "$key" '*' field value) ;;
     xreadgroup) n=$stream_entries; kind=xreadgroup; args=() ;;
+    brpop) n=$requests; kind=brpop; args=() ;;
     publish) n=$publish_requests; kind=publish
       args=(-c 50 -P 1 PUBLISH "$key" "$publish_message") ;;
     # The reserve cases: run_reserve adds the command, which differs between the servers.
@@ -364,6 +371,7 @@ case_label() {
     xadd) echo "XADD -c 50 -P 1" ;;
     xadd-p16) echo "XADD -c 50 -P 16" ;;
     xreadgroup) echo "XREADGROUP+XACK $stream_consumers consumers (entries)" ;;
+    brpop) echo "BRPOP $queue_consumers consumers, $queue_producers producers (entries)" ;;
     publish) echo "PUBLISH -c 50 to $subscribers subs (delivered msgs)" ;;
     publish-calls) echo "PUBLISH -c 50 to $subscribers subs (PUBLISH calls)" ;;
     reserve) echo "reserve in stock -c 50" ;;
@@ -451,6 +459,20 @@ run_xreadgroup() {
   printf '%s\n' "$out" | awk '/^entries_acked / {
     for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
     print v["entries_per_sec"], v["server_cpu_ticks"], v["entries_acked"] }'
+}
+
+# run_brpop NAME CASE PORT PID KEY -> prints "entries/s cpu_ticks entries"
+# The driver reads the server's CPU ticks itself, from the first push on.
+run_brpop() {
+  local name=$1 c=$2 port=$3 pid=$4 key=$5 out
+  if ! out=$(timeout "$run_timeout" "${client_pin[@]}" "$queue_bin" --port "$port" \
+      --key "$key" --entries "$n" --consumers "$queue_consumers" --producers "$queue_producers" \
+      --server-pid "$pid" --time-limit $((run_timeout - 60)) 2>&1); then
+    fail_run "$name" "$c" "hotkv_queue_bench failed" "$out"
+  fi
+  printf '%s\n' "$out" | awk '/^entries_popped / {
+    for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+    print v["entries_per_sec"], v["server_cpu_ticks"], v["entries_popped"] }'
 }
 
 # run_publish NAME CASE PORT PID CHANNEL
@@ -625,6 +647,7 @@ run_one() {
   case $kind in
     redis-benchmark) run_redis_benchmark "$name" "$c" "$port" "$pid" "$key" ;;
     xreadgroup) run_xreadgroup "$name" "$c" "$port" "$pid" "$key" ;;
+    brpop) run_brpop "$name" "$c" "$port" "$pid" "$key" ;;
     publish) run_publish "$name" "$c" "$port" "$pid" "$key" ;;
     reserve) run_reserve "$name" "$c" "$port" "$pid" "$key" ;;
     evalsha) run_evalsha "$name" "$c" "$port" "$pid" "$key" ;;
@@ -665,6 +688,7 @@ for c in "${case_list[@]}"; do
   case_args "$c" # exits on an unknown name before anything starts
   case $kind in
     xreadgroup) need_tools+=(hotkv_stream_bench) ;;
+    brpop) need_tools+=(hotkv_queue_bench) ;;
     publish) need_tools+=(hotkv_pubsub_bench) ;;
     reserve | evalsha | undeclared | multi) need_tools+=(hotkv_command_bench) ;;
   esac
@@ -677,6 +701,7 @@ for tool in "${need_tools[@]}"; do
   fi
 done
 stream_bin=$(realpath "$tools_dir/hotkv_stream_bench" 2>/dev/null || true)
+queue_bin=$(realpath "$tools_dir/hotkv_queue_bench" 2>/dev/null || true)
 pubsub_bin=$(realpath "$tools_dir/hotkv_pubsub_bench" 2>/dev/null || true)
 command_bin=$(realpath "$tools_dir/hotkv_command_bench" 2>/dev/null || true)
 
@@ -710,8 +735,12 @@ if [[ ,$cases, == *,reserve* ]]; then
     "db $reserve_db; in stock: $reserve_in_stock units, sold out: 0; load from hotkv_command_bench" \
     "(every hold id new)"
 fi
+if [[ ,$cases, == *,brpop,* ]]; then
+  echo "- brpop: $requests entries, $queue_consumers consumers waiting in BRPOP, $queue_producers" \
+    "producers sending one LPUSH per entry"
+fi
 echo "- CPU per request = server utime+stime (CLK_TCK $clk_tck) / requests (entries for" \
-  "xreadgroup, delivered messages or PUBLISH calls for publish)"
+  "xreadgroup and brpop, delivered messages or PUBLISH calls for publish)"
 echo
 
 # cpu_per_op RUNS_FILE OPS_FIELD -> µs of server CPU per op over every run; two decimals as for

@@ -8,7 +8,6 @@
 // Prints one line of `name value` pairs on stdout (entries_acked, seconds, entries_per_sec,
 // server_cpu_ticks, clk_tck); progress and errors go to stderr. Exit status 1 when the drain
 // did not acknowledge every entry or left entries pending, 2 on a usage or connection error.
-#include <hiredis/hiredis.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,13 +17,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "bench_client.hpp"
 
 namespace {
 
@@ -43,15 +41,13 @@ struct Options {
   long server_pid = 0;  // 0: do not read server CPU
 };
 
-struct ContextFree {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-using Context = std::unique_ptr<redisContext, ContextFree>;
+using bench::command;
+using bench::Context;
+using bench::error_text;
+using bench::is_error;
+using bench::Reply;
 
-struct ReplyFree {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using Reply = std::unique_ptr<redisReply, ReplyFree>;
+constexpr const char* kTool = "stream_consumers";
 
 [[noreturn]] void usage_exit(const char* msg) {
   std::fprintf(stderr,
@@ -101,61 +97,9 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
-Context connect_or_exit(const Options& o) {
-  timeval tv{10, 0};
-  Context c(redisConnectWithTimeout(o.host.c_str(), o.port, tv));
-  if (!c || c->err != 0) {
-    std::fprintf(stderr, "stream_consumers: connect %s:%d: %s\n", o.host.c_str(), o.port,
-                 c ? c->errstr : "out of memory");
-    std::exit(2);
-  }
-  // A dead server must not hang the driver: every reply arrives within 10 s or it fails.
-  redisSetTimeout(c.get(), tv);
-  return c;
-}
+Context connect_or_exit(const Options& o) { return bench::connect_or_exit(kTool, o.host, o.port); }
 
-// Sends one command given as separate arguments and returns the reply (nullptr on I/O error).
-Reply command(redisContext* c, const std::vector<std::string_view>& args) {
-  std::vector<const char*> argv;
-  std::vector<size_t> lens;
-  argv.reserve(args.size());
-  lens.reserve(args.size());
-  for (std::string_view a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
-  }
-  return Reply(static_cast<redisReply*>(
-      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
-}
-
-bool is_error(const Reply& r) { return !r || r->type == REDIS_REPLY_ERROR; }
-
-const char* error_text(redisContext* c, const Reply& r) { return r ? r->str : c->errstr; }
-
-// utime + stime of every thread of PID, in clock ticks (fields 14 and 15 of /proc/PID/stat,
-// counted after the parenthesised command name, which may contain spaces).
-int64_t server_cpu_ticks(long pid) {
-  if (pid <= 0) {
-    return 0;
-  }
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(in, line);
-  size_t close = line.rfind(')');
-  if (close == std::string::npos) {
-    std::fprintf(stderr, "stream_consumers: cannot read /proc/%ld/stat\n", pid);
-    std::exit(2);
-  }
-  std::istringstream fields(line.substr(close + 2));
-  std::string skip;
-  for (int i = 3; i < 14; ++i) {  // state (field 3) .. cmajflt (field 13)
-    fields >> skip;
-  }
-  int64_t utime = 0;
-  int64_t stime = 0;
-  fields >> utime >> stime;
-  return utime + stime;
-}
+int64_t server_cpu_ticks(long pid) { return bench::server_cpu_ticks(kTool, pid); }
 
 // Pipelines XADD key * field value in batches of fill_batch replies.
 void fill_or_exit(redisContext* c, const Options& o) {

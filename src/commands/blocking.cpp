@@ -110,12 +110,21 @@ void serve_blocked(Engine& engine, Shard& shard) {
     }
     // Serving removes clients from the list: walk a copy, in arrival order.
     std::vector<std::shared_ptr<BlockedClient>> queue(list->begin(), list->end());
+    const Dict<Value>& dict = shard.keyspace(ready.db).dict();
     for (const auto& c : queue) {
       if (c->finished()) {
         continue;
       }
-      if (!c->in_place && (c->spec->flags & kServesReadyKey) == 0) {
+      const bool serves_key = (c->spec->flags & kServesReadyKey) != 0;
+      if (!c->in_place && !serves_key) {
         c->finish(WakeResult{WakeKind::kRetry, {}});
+        continue;
+      }
+      if (serves_key && dict.find(key) == nullptr) {
+        // A pop needs the key, and an emptied list or sorted set is gone: the clients behind
+        // keep their places without a re-run each (one push to a queue with 50 waiting workers
+        // would otherwise re-run 49 pops that find nothing). As Redis stops serving a key once
+        // it is empty.
         continue;
       }
       if (!c->in_place) {
