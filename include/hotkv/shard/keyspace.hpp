@@ -66,12 +66,21 @@ class Keyspace {
   void swap_contents(Keyspace& other);
 
   // Lookup for reading: a missing or expired key is a miss (and an expired one is deleted).
+  // A found key's access clock is updated (touch).
   Value* find_read(std::string_view key, int64_t now_ms);
   // Lookup for writing: like find_read but does not count hits or misses.
   Value* find(std::string_view key, int64_t now_ms);
+  // Like find_read but leaves the access clock alone: OBJECT, TYPE, EXISTS and the TTL family
+  // inspect a key without counting as an access, as in Redis.
+  Value* peek(std::string_view key, int64_t now_ms);
+
+  // Records an access to v at now_ms in its access clock (util/access_clock.hpp), by the
+  // maxmemory-policy in force: the LRU seconds, or the LFU counter and its minute stamp.
+  static void touch(Value& v, int64_t now_ms);
 
   // Inserts or replaces the value under key; the deadline of the new value (kNoExpiry or an
-  // absolute unix ms) is taken from `value`. Returns the stored value.
+  // absolute unix ms) is taken from `value`, and so is its access clock if it has one (RENAME,
+  // MOVE and RESTORE ... IDLETIME keep or set it); a new object's clock starts now.
   Value& put(std::string_view key, Value value);
 
   // Sets or clears (kNoExpiry) a key's deadline, keeping the expires count and wheel in step.
@@ -127,6 +136,7 @@ class Keyspace {
 
  private:
   void erase_expired(std::string_view key);
+  Value* find_untouched(std::string_view key, int64_t now_ms);
   void publish_sizes() {
     stats_.keys.store(dict_.size(), std::memory_order_relaxed);
     stats_.expires.store(expires_, std::memory_order_relaxed);
