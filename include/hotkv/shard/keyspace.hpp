@@ -55,6 +55,11 @@ struct InventoryStats {
   }
 };
 
+// The key table: two keys per bucket before it doubles, as the bucket array is a fixed cost of
+// every key (docs/architecture.md, "Memory per key"); the bucket filter keeps absent-key lookups
+// from walking the longer chains.
+using KeyTable = Dict<Value, 2>;
+
 class Keyspace {
  public:
   // `db`: the database this keyspace is (SELECT's index).
@@ -91,7 +96,7 @@ class Keyspace {
 
   size_t size() const { return dict_.size(); }
   size_t expires_count() const { return expires_; }
-  Dict<Value>& dict() { return dict_; }
+  KeyTable& dict() { return dict_; }
 
   // Deletes keys whose deadline passed, at most max_items; returns how many were deleted.
   size_t expire_due(int64_t now_ms, size_t max_items);
@@ -146,7 +151,7 @@ class Keyspace {
   // COPY bring an item's holds to a new key name).
   void schedule_item(std::string_view key, const Value& v);
 
-  Dict<Value> dict_;
+  KeyTable dict_;
   TimingWheel wheel_;
   TimingWheel holds_wheel_;
   size_t expires_ = 0;
