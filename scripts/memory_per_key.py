@@ -7,7 +7,12 @@ minus VmRSS before it, divided by N. The servers take turns (hotkv 1 thread, hot
 redis-server) for --rounds rounds, so a drift of the machine shows up as a spread between rounds
 instead of favouring one server.
 
+--shape hash puts N fields "field:%07d" with 8-byte values into one hash, --shape set N members
+"member:%07d" into one set (both well past the listpack/intset limits: hashtables), and reports
+bytes per field or member.
+
     /usr/bin/python3 scripts/memory_per_key.py --server build/hotkv [--keys 1000000] [--rounds 2]
+                                               [--shape strings|hash|set]
 """
 
 import argparse
@@ -57,9 +62,19 @@ def connect(port):
         time.sleep(0.05)
 
 
-def read_replies(sock, count):
-    """Reads `count` +OK replies (SET answers exactly that)."""
-    expected = b"+OK\r\n" * count
+# shape -> (command for item i, the reply each gets, the command counting the items)
+SHAPES = {
+    "strings": (lambda i: resp(b"SET", b"key:%07d" % i, b"v%07d" % i), b"+OK\r\n",
+                resp(b"DBSIZE")),
+    "hash": (lambda i: resp(b"HSET", b"h", b"field:%07d" % i, b"v%07d" % i), b":1\r\n",
+             resp(b"HLEN", b"h")),
+    "set": (lambda i: resp(b"SADD", b"s", b"member:%07d" % i), b":1\r\n", resp(b"SCARD", b"s")),
+}
+
+
+def read_replies(sock, count, reply):
+    """Reads `count` copies of `reply` (each write of a new item answers exactly that)."""
+    expected = reply * count
     got = bytearray()
     while len(got) < len(expected):
         chunk = sock.recv(65536)
@@ -67,40 +82,39 @@ def read_replies(sock, count):
             raise RuntimeError("connection closed during the load")
         got += chunk
     if bytes(got) != expected:
-        raise RuntimeError("unexpected reply to SET: %r" % bytes(got[:80]))
+        raise RuntimeError("unexpected reply: %r" % bytes(got[:80]))
 
 
-def load(sock, keys):
+def load(sock, keys, shape):
+    command, reply, _ = SHAPES[shape]
     for start in range(0, keys, BATCH):
         n = min(BATCH, keys - start)
-        payload = b"".join(resp(b"SET", b"key:%07d" % i, b"v%07d" % i)
-                           for i in range(start, start + n))
-        sock.sendall(payload)
-        read_replies(sock, n)
+        sock.sendall(b"".join(command(i) for i in range(start, start + n)))
+        read_replies(sock, n, reply)
 
 
-def dbsize(sock):
-    sock.sendall(resp(b"DBSIZE"))
+def count_items(sock, shape):
+    sock.sendall(SHAPES[shape][2])
     reply = sock.recv(64)
     return int(reply[1:].split(b"\r\n")[0])
 
 
-def measure(name, cmd, port, keys):
+def measure(name, cmd, port, keys, shape):
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         sock = connect(port)
         time.sleep(0.2)
         before = rss_kib(proc.pid)
-        load(sock, keys)
+        load(sock, keys, shape)
         time.sleep(0.5)  # let the shards finish and allocator caches settle
         after = rss_kib(proc.pid)
-        n = dbsize(sock)
+        n = count_items(sock, shape)
         sock.close()
         if n != keys:
-            raise RuntimeError("%s holds %d keys, expected %d" % (name, n, keys))
+            raise RuntimeError("%s holds %d items, expected %d" % (name, n, keys))
         per_key = (after - before) * 1024.0 / keys
-        print("%-22s rss before %8d KiB  after %8d KiB  %6.1f B/key" %
+        print("%-22s rss before %8d KiB  after %8d KiB  %6.1f B/item" %
               (name, before, after, per_key), flush=True)
         return per_key
     finally:
@@ -118,6 +132,7 @@ def main():
     p.add_argument("--redis", default="redis-server", help="path to redis-server")
     p.add_argument("--keys", type=int, default=1000000)
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--shape", choices=sorted(SHAPES), default="strings")
     args = p.parse_args()
 
     def hotkv(threads):
@@ -139,8 +154,8 @@ def main():
     for _ in range(args.rounds):
         for name, cmd in servers:
             port = free_port()
-            results[name].append(measure(name, cmd(port), port, args.keys))
-    print("summary (B/key per round):")
+            results[name].append(measure(name, cmd(port), port, args.keys, args.shape))
+    print("summary (%s, B/item per round):" % args.shape)
     for name, values in results.items():
         print("  %-22s %s" % (name, "  ".join("%.1f" % v for v in values)))
     return 0

@@ -9,9 +9,10 @@
 // Entries are individually allocated nodes, so a pointer to an entry or its value stays valid
 // until that key is erased, the dict is cleared or destroyed; resizing only relinks nodes.
 //
-// A node is one allocation: the chain link, the value, the key's length and the key bytes right
-// behind them (for the keyspace, 28 bytes plus the key: an 11-byte key fits a 48-byte malloc
-// chunk). Nodes do not cache their hash: that would take 8 bytes in every node to save hashing
+// A node is one allocation: the chain link, the value, the key's length (one byte below 255)
+// and the key bytes right behind them: for the keyspace 25 bytes plus the key (an 11-byte key
+// fits a 48-byte malloc chunk), for a set's hashtable 9 plus the member, for a hash's 41 plus
+// the field. Nodes do not cache their hash: that would take 8 bytes in every node to save hashing
 // the key on a resize, which touches each node once per doubling, amortised O(1) per insert.
 // Chain walks compare the key's length before its bytes, and the bucket filter below already
 // stops most lookups of absent keys before any node is read.
@@ -55,14 +56,21 @@ class Dict {
     // Owned by Dict: the next entry of the same bucket's chain.
     Entry* next;
     [[no_unique_address]] V value;
-    // Owned by Dict: the key's length; its bytes start at key_head and run on past the struct
-    // in the same allocation.
-    uint32_t key_size;
-    char key_head[4];
+    // Owned by Dict: the key, as its length (one byte, or kLongKey and four bytes for keys of
+    // kLongKey bytes and more) then its bytes, running on past the struct in the same
+    // allocation.
+    unsigned char key_head[1];
 
     // Read-only for callers: the bucket is derived from it.
-    std::string_view key() const { return {key_bytes(), key_size}; }
-    const char* key_bytes() const { return reinterpret_cast<const char*>(this) + kKeyOffset; }
+    std::string_view key() const {
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(this) + kKeyOffset;
+      if (p[0] != kLongKey) {
+        return {reinterpret_cast<const char*>(p + 1), p[0]};
+      }
+      uint32_t size = 0;
+      std::memcpy(&size, p + 1, sizeof(size));
+      return {reinterpret_cast<const char*>(p + 1 + sizeof(size)), size};
+    }
   };
 
   // An empty dict allocates nothing; the first insert allocates kMinBuckets buckets. This keeps
@@ -157,7 +165,7 @@ class Dict {
           prev->next = e->next;
         }
         retag(i);
-        key_bytes_ -= e->key_size;
+        key_bytes_ -= e->key().size();
         free_entry(e);
         --size_;
         maybe_shrink();
@@ -289,7 +297,7 @@ class Dict {
   // values themselves (beyond sizeof(V)) is the caller's to add.
   size_t memory_bytes() const {
     return sizeof(*this) + bucket_count_ * sizeof(uintptr_t) +
-           size_ * (kKeyOffset + kMallocOverhead) + key_bytes_;
+           size_ * (kKeyOffset + 1 + kMallocOverhead) + key_bytes_;
   }
 
  private:
@@ -299,6 +307,7 @@ class Dict {
   // out and report members in declaration order regardless).
   static constexpr size_t kKeyOffset = offsetof(Entry, key_head);
 #pragma GCC diagnostic pop
+  static constexpr unsigned char kLongKey = 0xff;
 
   static constexpr size_t kMinBuckets = 4;
   static constexpr int kRandomProbes = 64;
@@ -311,9 +320,7 @@ class Dict {
     return static_cast<uint64_t>(absl::Hash<std::string_view>{}(key));
   }
 
-  static bool same_key(const Entry* e, std::string_view key) {
-    return e->key_size == key.size() && std::memcmp(e->key_bytes(), key.data(), key.size()) == 0;
-  }
+  static bool same_key(const Entry* e, std::string_view key) { return e->key() == key; }
 
   static uint64_t hash_of(const Entry* e) { return hash_of(e->key()); }
 
@@ -329,10 +336,20 @@ class Dict {
 
   // One allocation for the node and its key (see the header comment).
   static Entry* new_entry(std::string_view key, V&& value) {
-    const size_t bytes = std::max(sizeof(Entry), kKeyOffset + key.size());
+    const bool long_key = key.size() >= kLongKey;
+    const size_t header = long_key ? 1 + sizeof(uint32_t) : 1;
+    const size_t bytes = std::max(sizeof(Entry), kKeyOffset + header + key.size());
     void* mem = ::operator new(bytes);
-    auto* e = new (mem) Entry{nullptr, std::move(value), static_cast<uint32_t>(key.size()), {}};
-    std::memcpy(reinterpret_cast<char*>(e) + kKeyOffset, key.data(), key.size());
+    auto* e = new (mem) Entry{nullptr, std::move(value), {}};
+    unsigned char* p = reinterpret_cast<unsigned char*>(e) + kKeyOffset;
+    if (long_key) {
+      const auto size = static_cast<uint32_t>(key.size());
+      p[0] = kLongKey;
+      std::memcpy(p + 1, &size, sizeof(size));
+    } else {
+      p[0] = static_cast<unsigned char>(key.size());
+    }
+    std::memcpy(p + header, key.data(), key.size());
     return e;
   }
 

@@ -421,3 +421,20 @@ TEST_CASE("Dict agrees with a reference map through random inserts, erases and m
   CHECK(dict.empty());
   CHECK(dict.find(key_of(1)) == nullptr);
 }
+
+TEST_CASE("Dict keeps keys of every length, around the one-byte length's limit", "[dict]") {
+  Dict<int> dict;
+  for (size_t len : {0, 1, 253, 254, 255, 256, 70000}) {
+    dict.insert_or_assign(std::string(len, 'k'), static_cast<int>(len));
+  }
+  for (size_t len : {0, 1, 253, 254, 255, 256, 70000}) {
+    const std::string key(len, 'k');
+    auto* e = dict.find_entry(key);
+    REQUIRE(e != nullptr);
+    REQUIRE(e->key() == key);
+    REQUIRE(e->value == static_cast<int>(len));
+  }
+  REQUIRE(dict.erase(std::string(255, 'k')));
+  REQUIRE(dict.find(std::string(255, 'k')) == nullptr);
+  REQUIRE(dict.find(std::string(254, 'k')) != nullptr);
+}
