@@ -110,7 +110,7 @@ void serve_blocked(Engine& engine, Shard& shard) {
     }
     // Serving removes clients from the list: walk a copy, in arrival order.
     std::vector<std::shared_ptr<BlockedClient>> queue(list->begin(), list->end());
-    const Dict<Value>& dict = shard.keyspace(ready.db).dict();
+    const KeyTable& dict = shard.keyspace(ready.db).dict();
     for (const auto& c : queue) {
       if (c->finished()) {
         continue;

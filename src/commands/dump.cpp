@@ -8,6 +8,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/value_dump.hpp"
+#include "hotkv/util/access_clock.hpp"
 #include "hotkv/util/notify.hpp"
 
 namespace hotkv {
@@ -33,6 +34,8 @@ void cmd_restore(CommandContext& ctx) {
   bool absttl = false;
   bool idle_given = false;
   bool freq_given = false;
+  int64_t idle_seconds = 0;
+  int64_t freq = 0;
   for (size_t j = 4; j < ctx.argc(); ++j) {
     const bool has_value = j + 1 < ctx.argc();
     std::string_view a = ctx.arg(j);
@@ -50,6 +53,7 @@ void cmd_restore(CommandContext& ctx) {
         return;
       }
       idle_given = true;
+      idle_seconds = n;
     } else if (strcasecmp_view(a, "FREQ") && has_value && !idle_given) {
       if (!ctx.int_arg_or_reply(++j, n)) {
         return;
@@ -59,6 +63,7 @@ void cmd_restore(CommandContext& ctx) {
         return;
       }
       freq_given = true;
+      freq = n;
     } else {
       ctx.error(err::kSyntax);
       return;
@@ -97,6 +102,13 @@ void cmd_restore(CommandContext& ctx) {
     }
     ctx.reply.ok();
     return;
+  }
+  // As Redis: each option sets the clock only under the policy that keeps that kind of clock.
+  const bool lfu = access_clock_settings().lfu.load(std::memory_order_relaxed);
+  if (lfu && freq_given) {
+    value->set_access_clock(lfu_clock(ctx.now_ms, static_cast<uint32_t>(freq)));
+  } else if (!lfu && idle_given) {
+    value->set_access_clock(lru_clock_idle(ctx.now_ms, idle_seconds));
   }
   Value& stored = db.put(key, std::move(*value));
   if (ttl != 0) {

@@ -99,7 +99,8 @@ void cmd_pexpireat(CommandContext& ctx) { expire_generic(ctx, false, true); }
 enum class TtlForm { kRemainingSeconds, kRemainingMillis, kAtSeconds, kAtMillis };
 
 void ttl_generic(CommandContext& ctx, TtlForm form) {
-  Value* v = ctx.db(ctx.arg(1)).find_read(ctx.arg(1), ctx.now_ms);
+  // Reading a deadline is not an access of the key (its access clock stays).
+  Value* v = ctx.db(ctx.arg(1)).peek(ctx.arg(1), ctx.now_ms);
   if (v == nullptr) {
     ctx.reply.integer(-2);
     return;

@@ -156,7 +156,7 @@ void hgetall_generic(CommandContext& ctx, bool fields, bool values) {
   if (h == nullptr) {
     return;
   }
-  h->for_each([&](const std::string& f, const std::string& v) {
+  h->for_each([&](std::string_view f, const std::string& v) {
     if (fields) {
       ctx.reply.bulk(f);
     }
@@ -318,10 +318,11 @@ void cmd_hscan(CommandContext& ctx) {
   if (!parse_scan_options_or_reply(ctx, 3, true, opts)) {
     return;
   }
-  std::vector<std::pair<const std::string*, const std::string*>> found;
-  auto take = [&](const std::string& f, const std::string& v) {
+  // Views of the fields: they live in the table's nodes, unchanged until the reply is written.
+  std::vector<std::pair<std::string_view, const std::string*>> found;
+  auto take = [&](std::string_view f, const std::string& v) {
     if (!opts.has_pattern || glob_match(opts.pattern, f)) {
-      found.emplace_back(&f, &v);
+      found.emplace_back(f, &v);
     }
   };
   // As Redis, COUNT bounds the reply's elements (a field and its value are two).
@@ -334,7 +335,7 @@ void cmd_hscan(CommandContext& ctx) {
   ctx.reply.bulk(std::to_string(cursor));
   ctx.reply.array(found.size() * per_pair);
   for (const auto& [f, v] : found) {
-    ctx.reply.bulk(*f);
+    ctx.reply.bulk(f);
     if (!opts.novalues) {
       ctx.reply.bulk(*v);
     }
@@ -359,7 +360,7 @@ void cmd_hrandfield(CommandContext& ctx) {
     if (h == nullptr) {
       ctx.reply.null();
     } else {
-      ctx.reply.bulk(*h->random_pair(random_engine()).first);
+      ctx.reply.bulk(h->random_pair(random_engine()).first);
     }
     return;
   }
@@ -398,7 +399,7 @@ void cmd_hrandfield(CommandContext& ctx) {
   }
   bool pairs = withvalues && ctx.reply.proto() == 3;
   auto header = [&](size_t n) { ctx.reply.array(withvalues && !pairs ? n * 2 : n); };
-  auto emit = [&](const std::string& f, const std::string& v) {
+  auto emit = [&](std::string_view f, const std::string& v) {
     if (pairs) {
       ctx.reply.array(2);
     }
@@ -415,7 +416,7 @@ void cmd_hrandfield(CommandContext& ctx) {
     header(n);
     for (size_t i = 0; i < n; ++i) {
       auto [f, v] = h->random_pair(rng);
-      emit(*f, *v);
+      emit(f, *v);
     }
     return;
   }
@@ -425,11 +426,12 @@ void cmd_hrandfield(CommandContext& ctx) {
     h->for_each(emit);
     return;
   }
-  std::vector<std::pair<const std::string*, const std::string*>> chosen;
+  // A field's value pointer is stable and unique, so it also tells picks apart.
+  std::vector<std::pair<std::string_view, const std::string*>> chosen;
   chosen.reserve(n);
   if (n * 3 > size) {
     // Close to the whole hash: take everything and drop random pairs until n remain.
-    h->for_each([&](const std::string& f, const std::string& v) { chosen.emplace_back(&f, &v); });
+    h->for_each([&](std::string_view f, const std::string& v) { chosen.emplace_back(f, &v); });
     while (chosen.size() > n) {
       std::uniform_int_distribution<size_t> pick(0, chosen.size() - 1);
       std::swap(chosen[pick(rng)], chosen.back());
@@ -440,14 +442,14 @@ void cmd_hrandfield(CommandContext& ctx) {
     std::unordered_set<const std::string*> seen;
     while (chosen.size() < n) {
       auto p = h->random_pair(rng);
-      if (seen.insert(p.first).second) {
+      if (seen.insert(p.second).second) {
         chosen.push_back(p);
       }
     }
   }
   header(n);
   for (const auto& [f, v] : chosen) {
-    emit(*f, *v);
+    emit(f, *v);
   }
 }
 

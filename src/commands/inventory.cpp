@@ -343,7 +343,7 @@ void cmd_inv_audit(CommandContext& ctx) {
     size_t shards = ctx.multi_shard ? ctx.engine.shard_count() : 1;
     for (size_t i = 0; i < shards; ++i) {
       Shard& s = ctx.multi_shard ? ctx.engine.shard(i) : ctx.shard;
-      s.keyspace(ctx.db_index).dict().for_each([&](const std::string& key, Value& v) {
+      s.keyspace(ctx.db_index).dict().for_each([&](std::string_view key, Value& v) {
         if (v.type() == ValueType::kInventory &&
             !(v.has_expiry() && v.expire_at_ms() <= ctx.now_ms)) {
           audit_item(key, *v.inventory(), out);

@@ -158,9 +158,9 @@ void cmd_inv_holds(CommandContext& ctx) {
     int64_t budget = count * 10;
     next = cursor;
     do {
-      next = inv->scan(next, [&](const std::string& id, const Hold& h) {
+      next = inv->scan(next, [&](std::string_view id, const Hold& h) {
         if (h.state == HoldState::kHeld && !Inventory::due(h, ctx.now_ms)) {
-          found.push_back(id);
+          found.emplace_back(id);
         }
       });
       --budget;

@@ -9,6 +9,7 @@
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/util/access_clock.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/notify.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -29,18 +30,24 @@ void cmd_del(CommandContext& ctx) {
   ctx.reply.integer(n);
 }
 
-void cmd_exists(CommandContext& ctx) {
+// EXISTS only inspects (peek); TOUCH is the same count but is an access of each key.
+void exists_generic(CommandContext& ctx, bool touch) {
   int64_t n = 0;
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    if (ctx.db(ctx.arg(i)).find_read(ctx.arg(i), ctx.now_ms) != nullptr) {
+    Keyspace& db = ctx.db(ctx.arg(i));
+    if ((touch ? db.find_read(ctx.arg(i), ctx.now_ms) : db.peek(ctx.arg(i), ctx.now_ms)) !=
+        nullptr) {
       ++n;
     }
   }
   ctx.reply.integer(n);
 }
 
+void cmd_exists(CommandContext& ctx) { exists_generic(ctx, false); }
+void cmd_touch(CommandContext& ctx) { exists_generic(ctx, true); }
+
 void cmd_type(CommandContext& ctx) {
-  Value* v = ctx.db(ctx.arg(1)).find(ctx.arg(1), ctx.now_ms);
+  Value* v = ctx.db(ctx.arg(1)).peek(ctx.arg(1), ctx.now_ms);
   ctx.reply.simple(v == nullptr ? "none" : value_type_name(v->type()));
 }
 
@@ -135,12 +142,12 @@ void cmd_keys(CommandContext& ctx) {
   bool all = pattern == "*";
   std::vector<std::string> found;
   for_each_visible_shard(ctx, [&](Shard& s) {
-    s.keyspace(ctx.db_index).dict().for_each([&](const std::string& key, Value& v) {
+    s.keyspace(ctx.db_index).dict().for_each([&](std::string_view key, Value& v) {
       if (v.has_expiry() && v.expire_at_ms() <= ctx.now_ms) {
         return;
       }
       if (all || glob_match(pattern, key)) {
-        found.push_back(key);
+        found.emplace_back(key);
       }
     });
   });
@@ -209,7 +216,7 @@ void cmd_scan(CommandContext& ctx) {
     Shard& s = ctx.multi_shard ? ctx.engine.shard(shard_index) : ctx.shard;
     Keyspace& ks = s.keyspace(ctx.db_index);
     do {
-      table_cursor = ks.dict().scan(table_cursor, [&](const std::string& key, Value& v) {
+      table_cursor = ks.dict().scan(table_cursor, [&](std::string_view key, Value& v) {
         if (v.has_expiry() && v.expire_at_ms() <= ctx.now_ms) {
           return;
         }
@@ -219,7 +226,7 @@ void cmd_scan(CommandContext& ctx) {
         if (!type.empty() && !equals_ignore_case(type, value_type_name(v.type()))) {
           return;
         }
-        found.push_back(key);
+        found.emplace_back(key);
       });
       --budget;
     } while (table_cursor != 0 && static_cast<int64_t>(found.size()) < count && budget > 0);
@@ -275,7 +282,7 @@ void cmd_randomkey(CommandContext& ctx) {
     if (e->value.has_expiry() && e->value.expire_at_ms() <= ctx.now_ms) {
       continue;
     }
-    ctx.reply.bulk(e->key);
+    ctx.reply.bulk(e->key());
     return;
   }
   ctx.reply.null();
@@ -286,11 +293,16 @@ void cmd_object(CommandContext& ctx) {
   if (strcasecmp_view(sub, "HELP")) {
     static const char* kHelp[] = {
         "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "ENCODING <key>", "    Return the kind of internal representation used to store the value",
-        "FREQ <key>", "    Return the access frequency index of the key (always 0 here).",
-        "IDLETIME <key>", "    Return the idle time of the key (always 0 here).",
-        "REFCOUNT <key>", "    Return the number of references of the value (always 1).",
-        "HELP", "    Print this help."};
+        "ENCODING <key>",
+        "    Return the kind of internal representation used to store the value",
+        "FREQ <key>",
+        "    Return the access frequency index of the key <key>.",
+        "IDLETIME <key>",
+        "    Return the idle time of the key <key>.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value (always 1).",
+        "HELP",
+        "    Print this help."};
     ctx.reply.array(std::size(kHelp));
     for (const char* line : kHelp) {
       ctx.reply.simple(line);
@@ -309,13 +321,35 @@ void cmd_object(CommandContext& ctx) {
     ctx.error("ERR unknown subcommand '" + std::string(sub) + "'. Try OBJECT HELP.");
     return;
   }
-  Value* v = ctx.db(ctx.arg(2)).find(ctx.arg(2), ctx.now_ms);
+  // Inspecting a key is not an access of it: peek leaves the clock as it was.
+  Value* v = ctx.db(ctx.arg(2)).peek(ctx.arg(2), ctx.now_ms);
+  const AccessClockSettings& clock = access_clock_settings();
+  const bool lfu = clock.lfu.load(std::memory_order_relaxed);
   if (v == nullptr) {
     ctx.reply.null();
   } else if (encoding) {
     ctx.reply.bulk(v->encoding_name());
+  } else if (strcasecmp_view(sub, "REFCOUNT")) {
+    ctx.reply.integer(1);
+  } else if (strcasecmp_view(sub, "IDLETIME")) {
+    if (lfu) {
+      ctx.error(
+          "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that "
+          "when switching between policies at runtime LRU and LFU data will take some time to "
+          "adjust.");
+      return;
+    }
+    ctx.reply.integer(lru_idle_ms(v->access_clock(), ctx.now_ms) / 1000);
   } else {
-    ctx.reply.integer(strcasecmp_view(sub, "REFCOUNT") ? 1 : 0);
+    if (!lfu) {
+      ctx.error(
+          "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please "
+          "note that when switching between policies at runtime LRU and LFU data will take some "
+          "time to adjust.");
+      return;
+    }
+    ctx.reply.integer(lfu_count(v->access_clock(), ctx.now_ms,
+                                clock.lfu_decay_time.load(std::memory_order_relaxed)));
   }
 }
 
@@ -365,8 +399,8 @@ void cmd_memory(CommandContext& ctx) {
     ctx.reply.null();
     return;
   }
-  // The key's bytes and a table entry (key string, value and chain pointer).
-  size_t usage = v->memory_bytes() + ctx.arg(2).size() + sizeof(std::string) + sizeof(void*);
+  // The key's bytes and a table entry (chain pointer, key length, the value: types/dict.hpp).
+  size_t usage = v->memory_bytes() + ctx.arg(2).size() + sizeof(void*) + sizeof(uint32_t);
   ctx.reply.integer(static_cast<int64_t>(usage));
 }
 
@@ -391,7 +425,7 @@ void register_keys(Table& t) {
   t.add({"DEL",       -2, kWrite, keys(1, -1, 1), cmd_del, "generic", "DEL key [key ...]", "Deletes one or more keys."});
   t.add({"UNLINK",    -2, kWrite | kFast, keys(1, -1, 1), cmd_del, "generic", "UNLINK key [key ...]", "Asynchronously deletes one or more keys."});
   t.add({"EXISTS",    -2, kReadOnly | kFast, keys(1, -1, 1), cmd_exists, "generic", "EXISTS key [key ...]", "Determines whether one or more keys exist."});
-  t.add({"TOUCH",     -2, kReadOnly | kFast, keys(1, -1, 1), cmd_exists, "generic", "TOUCH key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed."});
+  t.add({"TOUCH",     -2, kReadOnly | kFast, keys(1, -1, 1), cmd_touch,  "generic", "TOUCH key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed."});
   t.add({"TYPE",       2, kReadOnly | kFast, keys(1, 1, 1), cmd_type, "generic", "TYPE key", "Determines the type of value stored at a key."});
   t.add({"RENAME",     3, kWrite, keys(1, 2, 1), cmd_rename, "generic", "RENAME key newkey", "Renames a key and overwrites the destination."});
   t.add({"RENAMENX",   3, kWrite | kFast, keys(1, 2, 1), cmd_renamenx, "generic", "RENAMENX key newkey", "Renames a key only when the target key name doesn't exist."});

@@ -103,8 +103,9 @@ void info_memory(CommandContext& ctx, std::string& out) {
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
       "used_memory_rss_human:{}\r\nused_memory_scripts:{}\r\nnumber_of_cached_scripts:{}\r\n"
       "maxmemory:0\r\nmaxmemory_human:0B\r\n"
-      "maxmemory_policy:noeviction\r\nmem_fragmentation_ratio:{:.2f}\r\nmem_allocator:libc\r\n\r\n",
+      "maxmemory_policy:{}\r\nmem_fragmentation_ratio:{:.2f}\r\nmem_allocator:libc\r\n\r\n",
       used, human_bytes(used), rss, human_bytes(rss), scripts.memory_bytes(), scripts.count(),
+      ctx.engine.config().get_string("maxmemory-policy"),
       used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used));
 }
 

@@ -92,7 +92,7 @@ void encode_hash(RecordEncoder& enc, std::string_view key, const Value& v,
     first = false;
     checkpoint();
   };
-  h.for_each([&](const std::string& f, const std::string& val) {
+  h.for_each([&](std::string_view f, const std::string& val) {
     args.add(f).add(val);
     if (++pairs == kPairsPerOp) {
       emit();

@@ -204,7 +204,7 @@ void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
   }
   enc.add_op(key, static_cast<uint16_t>(OpCode::kInvCreate), args.views());
   size_t since = 0;
-  inv.for_each([&](const std::string& id, const Hold& h) {
+  inv.for_each([&](std::string_view id, const Hold& h) {
     args.clear();
     args.add(id)
         .add_int(h.qty)

@@ -4,12 +4,39 @@
 #include <array>
 
 #include "hotkv/types/inventory.hpp"
+#include "hotkv/util/access_clock.hpp"
+#include "hotkv/util/clock.hpp"
 
 namespace hotkv {
 
 Keyspace::Keyspace(int64_t now_ms, uint32_t db) : wheel_(now_ms), holds_wheel_(now_ms), db_(db) {}
 
-Value* Keyspace::find(std::string_view key, int64_t now_ms) {
+namespace {
+
+// The clock's random draws for LFU increments: per thread, as each shard thread touches only
+// its own keys; a cheap generator is enough for a probability.
+double lfu_draw() {
+  thread_local uint64_t state = 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(mono_us());
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return static_cast<double>(state >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
+void Keyspace::touch(Value& v, int64_t now_ms) {
+  const AccessClockSettings& s = access_clock_settings();
+  if (s.lfu.load(std::memory_order_relaxed)) {
+    v.set_access_clock(lfu_accessed(v.access_clock(), now_ms,
+                                    s.lfu_log_factor.load(std::memory_order_relaxed),
+                                    s.lfu_decay_time.load(std::memory_order_relaxed), lfu_draw()));
+  } else {
+    v.set_access_clock(lru_clock(now_ms));
+  }
+}
+
+Value* Keyspace::find_untouched(std::string_view key, int64_t now_ms) {
   Value* v = dict_.find(key);
   if (v == nullptr) {
     return nullptr;
@@ -21,8 +48,22 @@ Value* Keyspace::find(std::string_view key, int64_t now_ms) {
   return v;
 }
 
+Value* Keyspace::find(std::string_view key, int64_t now_ms) {
+  Value* v = find_untouched(key, now_ms);
+  if (v != nullptr) {
+    touch(*v, now_ms);
+  }
+  return v;
+}
+
 Value* Keyspace::find_read(std::string_view key, int64_t now_ms) {
   Value* v = find(key, now_ms);
+  KeyspaceStats::bump(v != nullptr ? stats_.hits : stats_.misses);
+  return v;
+}
+
+Value* Keyspace::peek(std::string_view key, int64_t now_ms) {
+  Value* v = find_untouched(key, now_ms);
   KeyspaceStats::bump(v != nullptr ? stats_.hits : stats_.misses);
   return v;
 }
@@ -30,6 +71,14 @@ Value* Keyspace::find_read(std::string_view key, int64_t now_ms) {
 Value& Keyspace::put(std::string_view key, Value value) {
   int64_t deadline = value.expire_at_ms();
   value.set_expire_raw(kNoExpiry);
+  if (!value.has_access_clock()) {
+    const int64_t now_ms = unix_ms_coarse();
+    if (access_clock_settings().lfu.load(std::memory_order_relaxed)) {
+      value.set_access_clock(lfu_clock(now_ms, kLfuInitialCount));
+    } else {
+      value.set_access_clock(lru_clock(now_ms));
+    }
+  }
   auto [slot, created] = dict_.try_emplace(key);
   if (!created && slot->has_expiry()) {
     --expires_;
@@ -49,7 +98,7 @@ Value& Keyspace::put(std::string_view key, Value value) {
 }
 
 void Keyspace::schedule_item(std::string_view key, const Value& v) {
-  v.inventory()->for_each([&](const std::string& id, const Hold& h) {
+  v.inventory()->for_each([&](std::string_view id, const Hold& h) {
     schedule_hold(key, id, h.state == HoldState::kHeld ? h.expires_at_ms : h.purge_at_ms);
   });
 }
@@ -126,7 +175,7 @@ void Keyspace::clear() {
 size_t Keyspace::expire_due(int64_t now_ms, size_t max_items) {
   size_t deleted = 0;
   wheel_.advance(now_ms, max_items, [&](std::string_view key, int64_t deadline) {
-    Value* v = dict_.find(key);
+    const Value* v = dict_.find(key);
     if (v != nullptr && v->expire_at_ms() == deadline && deadline <= now_ms) {
       erase_expired(key);
       ++deleted;

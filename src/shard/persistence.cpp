@@ -63,7 +63,7 @@ void apply_swapdb(Shard& sh, const LoadOp& op, size_t shard_count) {
   }
   auto take = [&](Keyspace& ks) {
     std::vector<std::pair<std::string, Value>> out;
-    ks.dict().for_each([&](const std::string& key, Value& v) {
+    ks.dict().for_each([&](std::string_view key, Value& v) {
       if (key_shard(key, op.old_count) == op.old_shard) {
         out.emplace_back(key, std::move(v));
       }
@@ -137,9 +137,9 @@ void apply_op(Shard& sh, LoadOp& op, size_t shard_count, int64_t now, const Enco
         return;
       }
       std::vector<std::string> doomed;
-      ks.dict().for_each([&](const std::string& key, Value&) {
+      ks.dict().for_each([&](std::string_view key, Value&) {
         if (key_shard(key, op.old_count) == op.old_shard) {
-          doomed.push_back(key);
+          doomed.emplace_back(key);
         }
       });
       for (const auto& k : doomed) {

@@ -60,7 +60,7 @@ namespace {
         continue;
       }
       enc.select(db);
-      ks.dict().for_each([&](const std::string& key, Value& v) {
+      ks.dict().for_each([&](std::string_view key, Value& v) {
         if (!ok || (v.has_expiry() && v.expire_at_ms() <= now)) {
           return;
         }

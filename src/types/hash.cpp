@@ -99,7 +99,7 @@ size_t Hash::memory_bytes() const {
     return bytes;
   }
   bytes += dict_.memory_bytes();
-  dict_.for_each([&](const std::string&, std::string& v) { bytes += heap(v); });
+  dict_.for_each([&](std::string_view, std::string& v) { bytes += heap(v); });
   return bytes;
 }
 

@@ -48,7 +48,7 @@ Inventory::~Inventory() { drop_beacon(); }
 
 void Inventory::attach_beacon(std::shared_ptr<SoldOutBeacon> b) {
   drop_beacon();
-  holds_.for_each([&](const std::string& id, Hold& h) {
+  holds_.for_each([&](std::string_view id, Hold& h) {
     b->add_hold(id);
     if (!h.owner.empty()) {
       b->add_owner(h.owner);
@@ -89,7 +89,7 @@ std::unique_ptr<Inventory> Inventory::clone() const {
   out->live_ = live_;
   out->owners_ = owners_;
   out->bought_ = bought_;
-  holds_.for_each([&](const std::string& id, Hold& h) { out->holds_.insert_or_assign(id, h); });
+  holds_.for_each([&](std::string_view id, Hold& h) { out->holds_.insert_or_assign(id, h); });
   out->check_invariant();
   return out;
 }
@@ -284,9 +284,9 @@ void Inventory::audit(std::vector<std::string>& out) const {
   int64_t live_sum = 0;
   size_t live = 0;
   absl::flat_hash_map<std::string, int64_t> by_owner;
-  holds_.for_each([&](const std::string& id, Hold& h) {
+  holds_.for_each([&](std::string_view id, Hold& h) {
     if (h.qty <= 0) {
-      say("hold '" + id + "' has quantity " + n(h.qty));
+      say("hold '" + std::string(id) + "' has quantity " + n(h.qty));
     }
     if (h.state != HoldState::kHeld) {
       return;
@@ -342,7 +342,7 @@ size_t Inventory::memory_bytes() const {
     owners += owner.capacity();
   }
   size_t owner_text = 0;
-  holds_.for_each([&](const std::string&, Hold& h) { owner_text += h.owner.capacity(); });
+  holds_.for_each([&](std::string_view, Hold& h) { owner_text += h.owner.capacity(); });
   size_t beacon = beacon_ != nullptr ? beacon_->memory_bytes() : 0;
   return sizeof(*this) + holds_.memory_bytes() + owners + owner_text + beacon;
 }

@@ -1,5 +1,8 @@
-// Value encoding rules (see value.hpp).
+// Value representations (see value.hpp).
 #include "hotkv/types/value.hpp"
+
+#include <cstdlib>
+#include <limits>
 
 #include "hotkv/types/hash.hpp"
 #include "hotkv/types/inventory.hpp"
@@ -11,87 +14,225 @@
 
 namespace hotkv {
 
-Value::Value() = default;
-Value::~Value() = default;
-Value::Value(Value&&) noexcept = default;
-Value& Value::operator=(Value&&) noexcept = default;
+namespace {
+
+// kText's heap block: the length, then the bytes (no terminator: nothing reads one).
+struct TextBlock {
+  uint32_t size;
+  char* bytes() { return reinterpret_cast<char*>(this + 1); }
+};
+
+TextBlock* new_text(std::string_view s) {
+  auto* block = static_cast<TextBlock*>(std::malloc(sizeof(TextBlock) + s.size()));
+  if (block == nullptr) {
+    throw std::bad_alloc();
+  }
+  block->size = static_cast<uint32_t>(s.size());
+  std::memcpy(block->bytes(), s.data(), s.size());
+  return block;
+}
+
+template <class T>
+void delete_object(void* p) {
+  delete static_cast<T*>(p);
+}
+
+}  // namespace
+
+void Value::release_payload() {
+  Word& w = word();
+  switch (rep_) {
+    case Rep::kText:
+      std::free(w.ptr);
+      break;
+    case Rep::kRaw:
+      delete static_cast<std::string*>(w.ptr);
+      break;
+    case Rep::kObject:
+      switch (type_) {
+        case ValueType::kStream:
+          delete_object<Stream>(w.ptr);
+          break;
+        case ValueType::kInventory:
+          delete_object<Inventory>(w.ptr);
+          break;
+        case ValueType::kSet:
+          delete_object<Set>(w.ptr);
+          break;
+        case ValueType::kHash:
+          delete_object<Hash>(w.ptr);
+          break;
+        case ValueType::kZSet:
+          delete_object<ZSet>(w.ptr);
+          break;
+        case ValueType::kList:
+          delete_object<List>(w.ptr);
+          break;
+        case ValueType::kString:
+          break;
+      }
+      break;
+    case Rep::kInline:
+    case Rep::kInt:
+      break;
+  }
+  type_ = ValueType::kString;
+  rep_ = Rep::kInline;
+  inline_len_ = 0;
+  w.integer = 0;
+}
+
+void Value::destroy() {
+  release_payload();
+  if (has_expiry()) {
+    delete box();
+    flags_ &= static_cast<uint8_t>(~kHasExpiry);
+    word_.integer = 0;
+  }
+}
+
+void Value::set_expire_raw(int64_t at_ms) {
+  if (at_ms == kNoExpiry) {
+    if (has_expiry()) {
+      ExpiryBox* b = box();
+      word_ = b->word;
+      flags_ &= static_cast<uint8_t>(~kHasExpiry);
+      delete b;
+    }
+    return;
+  }
+  if (!has_expiry()) {
+    word_.ptr = new ExpiryBox{at_ms, word_};
+    flags_ |= kHasExpiry;
+    return;
+  }
+  box()->at_ms = at_ms;
+}
+
+void Value::set_object(ValueType t, void* p) {
+  release_payload();
+  type_ = t;
+  rep_ = Rep::kObject;
+  word().ptr = p;
+}
 
 Value Value::clone() const {
   Value out;
-  out.expire_at_ms_ = expire_at_ms_;
-  out.integer_ = integer_;
-  out.str_ = str_;
-  out.type_ = type_;
-  out.int_encoded_ = int_encoded_;
-  out.raw_ = raw_;
-  if (stream_) {
-    out.stream_ = stream_->clone();
+  switch (rep_) {
+    case Rep::kInline:
+    case Rep::kInt:
+      out.rep_ = rep_;
+      out.inline_len_ = inline_len_;
+      out.word_ = word();
+      break;
+    case Rep::kText:
+    case Rep::kRaw: {
+      std::string scratch;
+      out.set_text(str(scratch));
+      if (rep_ == Rep::kRaw) {
+        out.mutable_raw();
+      }
+      break;
+    }
+    case Rep::kObject:
+      switch (type_) {
+        case ValueType::kStream:
+          out = from_stream(stream()->clone());
+          break;
+        case ValueType::kInventory:
+          out = from_inventory(inventory()->clone());
+          break;
+        case ValueType::kSet:
+          out = from_set(set()->clone());
+          break;
+        case ValueType::kHash:
+          out = from_hash(hash()->clone());
+          break;
+        case ValueType::kZSet:
+          out = from_zset(zset()->clone());
+          break;
+        case ValueType::kList:
+          out = from_list(list()->clone());
+          break;
+        case ValueType::kString:
+          break;
+      }
+      break;
   }
-  if (inventory_) {
-    out.inventory_ = inventory_->clone();
-  }
-  if (set_) {
-    out.set_ = set_->clone();
-  }
-  if (hash_) {
-    out.hash_ = hash_->clone();
-  }
-  if (zset_) {
-    out.zset_ = zset_->clone();
-  }
-  if (list_) {
-    out.list_ = list_->clone();
-  }
+  out.set_expire_raw(expire_at_ms());
   return out;
 }
 
 Value Value::from_stream(std::unique_ptr<Stream> stream) {
   Value v;
-  v.type_ = ValueType::kStream;
-  v.stream_ = std::move(stream);
+  v.set_object(ValueType::kStream, stream.release());
   return v;
 }
 
 Value Value::from_inventory(std::unique_ptr<Inventory> inventory) {
   Value v;
-  v.type_ = ValueType::kInventory;
-  v.inventory_ = std::move(inventory);
+  v.set_object(ValueType::kInventory, inventory.release());
   return v;
 }
 
 Value Value::from_set(std::unique_ptr<Set> set) {
   Value v;
-  v.type_ = ValueType::kSet;
-  v.set_ = std::move(set);
+  v.set_object(ValueType::kSet, set.release());
   return v;
 }
 
 Value Value::from_hash(std::unique_ptr<Hash> hash) {
   Value v;
-  v.type_ = ValueType::kHash;
-  v.hash_ = std::move(hash);
+  v.set_object(ValueType::kHash, hash.release());
   return v;
 }
 
 Value Value::from_zset(std::unique_ptr<ZSet> zset) {
   Value v;
-  v.type_ = ValueType::kZSet;
-  v.zset_ = std::move(zset);
+  v.set_object(ValueType::kZSet, zset.release());
   return v;
 }
 
 Value Value::from_list(std::unique_ptr<List> list) {
   Value v;
-  v.type_ = ValueType::kList;
-  v.list_ = std::move(list);
+  v.set_object(ValueType::kList, list.release());
   return v;
 }
 
 size_t Value::memory_bytes() const {
-  return sizeof(Value) + str_.capacity() + (stream_ ? stream_->memory_bytes() : 0) +
-         (inventory_ ? inventory_->memory_bytes() : 0) + (set_ ? set_->memory_bytes() : 0) +
-         (hash_ ? hash_->memory_bytes() : 0) + (zset_ ? zset_->memory_bytes() : 0) +
-         (list_ ? list_->memory_bytes() : 0);
+  // Heap blocks count with a typical 16-byte allocator overhead, as Dict's entries do.
+  constexpr size_t kMallocOverhead = 16;
+  size_t bytes = sizeof(Value) + (has_expiry() ? sizeof(ExpiryBox) + kMallocOverhead : 0);
+  const Word& w = word();
+  switch (rep_) {
+    case Rep::kText:
+      return bytes + sizeof(TextBlock) + static_cast<TextBlock*>(w.ptr)->size + kMallocOverhead;
+    case Rep::kRaw:
+      return bytes + sizeof(std::string) + kMallocOverhead +
+             static_cast<std::string*>(w.ptr)->capacity();
+    case Rep::kObject:
+      switch (type_) {
+        case ValueType::kStream:
+          return bytes + stream()->memory_bytes();
+        case ValueType::kInventory:
+          return bytes + inventory()->memory_bytes();
+        case ValueType::kSet:
+          return bytes + set()->memory_bytes();
+        case ValueType::kHash:
+          return bytes + hash()->memory_bytes();
+        case ValueType::kZSet:
+          return bytes + zset()->memory_bytes();
+        case ValueType::kList:
+          return bytes + list()->memory_bytes();
+        case ValueType::kString:
+          break;
+      }
+      return bytes;
+    case Rep::kInline:
+    case Rep::kInt:
+      break;
+  }
+  return bytes;
 }
 
 Value Value::from_string(std::string_view s) {
@@ -116,62 +257,84 @@ void Value::set_string(std::string_view s) {
 }
 
 void Value::set_text(std::string_view s) {
-  int_encoded_ = false;
-  raw_ = false;
-  str_.assign(s.data(), s.size());
+  // Build first: s may view this value's own bytes.
+  Word fresh{};
+  Rep rep = Rep::kInline;
+  uint8_t len = 0;
+  if (s.size() <= kInlineMax) {
+    std::memcpy(fresh.bytes, s.data(), s.size());
+    len = static_cast<uint8_t>(s.size());
+  } else if (s.size() <= std::numeric_limits<uint32_t>::max()) {
+    fresh.ptr = new_text(s);
+    rep = Rep::kText;
+  } else {
+    fresh.ptr = new std::string(s);
+    rep = Rep::kRaw;
+  }
+  release_payload();
+  rep_ = rep;
+  inline_len_ = len;
+  word() = fresh;
 }
 
 std::string_view Value::str(std::string& scratch) const {
-  if (int_encoded_) {
-    scratch.clear();
-    append_int64(scratch, integer_);
-    return scratch;
+  const Word& w = word();
+  switch (rep_) {
+    case Rep::kInline:
+      return {w.bytes, inline_len_};
+    case Rep::kInt:
+      scratch.clear();
+      append_int64(scratch, w.integer);
+      return scratch;
+    case Rep::kText: {
+      auto* block = static_cast<TextBlock*>(w.ptr);
+      return {block->bytes(), block->size};
+    }
+    case Rep::kRaw:
+      return *static_cast<const std::string*>(w.ptr);
+    case Rep::kObject:
+      break;
   }
-  return str_;
+  return {};
 }
 
 size_t Value::str_len() const {
-  if (!int_encoded_) {
-    return str_.size();
-  }
   std::string scratch;
-  append_int64(scratch, integer_);
-  return scratch.size();
+  return str(scratch).size();
 }
 
 std::string& Value::mutable_raw() {
-  if (int_encoded_) {
-    str_.clear();
-    append_int64(str_, integer_);
-    int_encoded_ = false;
+  if (rep_ != Rep::kRaw) {
+    std::string scratch;
+    auto* raw = new std::string(str(scratch));
+    release_payload();
+    rep_ = Rep::kRaw;
+    word().ptr = raw;
   }
-  raw_ = true;
-  return str_;
+  return *static_cast<std::string*>(word().ptr);
 }
 
 const char* Value::encoding_name() const {
-  if (type_ == ValueType::kStream) {
-    return "stream";
+  switch (type_) {
+    case ValueType::kStream:
+      return "stream";
+    case ValueType::kInventory:
+      return "inventory";
+    case ValueType::kSet:
+      return set()->encoding_name();
+    case ValueType::kHash:
+      return hash()->listpack() ? "listpack" : "hashtable";
+    case ValueType::kZSet:
+      return zset()->encoding_name();
+    case ValueType::kList:
+      return "quicklist";  // Redis 7.0 reports every list so
+    case ValueType::kString:
+      break;
   }
-  if (type_ == ValueType::kInventory) {
-    return "inventory";
-  }
-  if (type_ == ValueType::kSet) {
-    return set_->encoding_name();
-  }
-  if (type_ == ValueType::kHash) {
-    return hash_->listpack() ? "listpack" : "hashtable";
-  }
-  if (type_ == ValueType::kZSet) {
-    return zset_->encoding_name();
-  }
-  if (type_ == ValueType::kList) {
-    return "quicklist";  // Redis 7.0 reports every list so
-  }
-  if (int_encoded_) {
+  if (rep_ == Rep::kInt) {
     return "int";
   }
-  return !raw_ && str_.size() <= 44 ? "embstr" : "raw";
+  return rep_ != Rep::kRaw && str_len() <= 44 ? "embstr" : "raw";
 }
 
 const char* value_type_name(ValueType t) {

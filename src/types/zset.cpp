@@ -244,7 +244,7 @@ bool ZSet::set(std::string_view member, double score, double* stored) {
   }
   dict_.try_emplace(member);
   e = dict_.find_entry(member);
-  Node* n = make_node(random_height(), score, e->key);
+  Node* n = make_node(random_height(), score, e->key());
   e->value = n;
   link(n);
   return true;
@@ -259,7 +259,7 @@ bool ZSet::erase(std::string_view member) {
   node_bytes_ -= sizeof(Node) + static_cast<size_t>(n->height_) * sizeof(Node::Level);
   free_node(n);
   // Copied first: `member` may view the very key being erased.
-  std::string key(e->key);
+  std::string key(e->key());
   dict_.erase(key);
   return true;
 }

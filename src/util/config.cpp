@@ -5,6 +5,7 @@
 #include <cctype>
 #include <fstream>
 
+#include "hotkv/util/access_clock.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/notify.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -95,6 +96,17 @@ Config::Config() {
   add_int("tcp-keepalive", tcp_keepalive, 0, INT32_MAX, false, true);
   // Stored and reported; enforcement (denyoom writes refused) comes with memory accounting.
   add_int("maxmemory", maxmemory, 0, INT64_MAX, true, true);
+  // The policy picks what each key's access clock counts: an LFU policy the access frequency
+  // (OBJECT FREQ), any other the last access time (OBJECT IDLETIME); util/access_clock.hpp.
+  add_enum("maxmemory-policy", maxmemory_policy_,
+           {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
+            "allkeys-lfu", "allkeys-random", "noeviction"},
+           true, [](const std::string& v) {
+             access_clock_settings().lfu.store(v.ends_with("-lfu"), std::memory_order_relaxed);
+             return std::string();
+           });
+  add_int("lfu-log-factor", access_clock_settings().lfu_log_factor, 0, INT32_MAX, false, true);
+  add_int("lfu-decay-time", access_clock_settings().lfu_decay_time, 0, INT32_MAX, false, true);
   add_int("tracking-table-max-keys", tracking_table_max_keys, 0, INT64_MAX, false, true);
   add_int("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true, true);
   add_int("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true,

@@ -55,6 +55,11 @@ struct InventoryStats {
   }
 };
 
+// The key table: two keys per bucket before it doubles, as the bucket array is a fixed cost of
+// every key (docs/architecture.md, "Memory per key"); the bucket filter keeps absent-key lookups
+// from walking the longer chains.
+using KeyTable = Dict<Value, 2>;
+
 class Keyspace {
  public:
   // `db`: the database this keyspace is (SELECT's index).
@@ -66,12 +71,21 @@ class Keyspace {
   void swap_contents(Keyspace& other);
 
   // Lookup for reading: a missing or expired key is a miss (and an expired one is deleted).
+  // A found key's access clock is updated (touch).
   Value* find_read(std::string_view key, int64_t now_ms);
   // Lookup for writing: like find_read but does not count hits or misses.
   Value* find(std::string_view key, int64_t now_ms);
+  // Like find_read but leaves the access clock alone: OBJECT, TYPE, EXISTS and the TTL family
+  // inspect a key without counting as an access, as in Redis.
+  Value* peek(std::string_view key, int64_t now_ms);
+
+  // Records an access to v at now_ms in its access clock (util/access_clock.hpp), by the
+  // maxmemory-policy in force: the LRU seconds, or the LFU counter and its minute stamp.
+  static void touch(Value& v, int64_t now_ms);
 
   // Inserts or replaces the value under key; the deadline of the new value (kNoExpiry or an
-  // absolute unix ms) is taken from `value`. Returns the stored value.
+  // absolute unix ms) is taken from `value`, and so is its access clock if it has one (RENAME,
+  // MOVE and RESTORE ... IDLETIME keep or set it); a new object's clock starts now.
   Value& put(std::string_view key, Value value);
 
   // Sets or clears (kNoExpiry) a key's deadline, keeping the expires count and wheel in step.
@@ -82,7 +96,7 @@ class Keyspace {
 
   size_t size() const { return dict_.size(); }
   size_t expires_count() const { return expires_; }
-  Dict<Value>& dict() { return dict_; }
+  KeyTable& dict() { return dict_; }
 
   // Deletes keys whose deadline passed, at most max_items; returns how many were deleted.
   size_t expire_due(int64_t now_ms, size_t max_items);
@@ -127,6 +141,7 @@ class Keyspace {
 
  private:
   void erase_expired(std::string_view key);
+  Value* find_untouched(std::string_view key, int64_t now_ms);
   void publish_sizes() {
     stats_.keys.store(dict_.size(), std::memory_order_relaxed);
     stats_.expires.store(expires_, std::memory_order_relaxed);
@@ -136,7 +151,7 @@ class Keyspace {
   // COPY bring an item's holds to a new key name).
   void schedule_item(std::string_view key, const Value& v);
 
-  Dict<Value> dict_;
+  KeyTable dict_;
   TimingWheel wheel_;
   TimingWheel holds_wheel_;
   size_t expires_ = 0;

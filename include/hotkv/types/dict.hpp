@@ -7,8 +7,15 @@
 // and a cursor that walks the buckets in reverse-binary order; Dict does the same (see scan()).
 //
 // Entries are individually allocated nodes, so a pointer to an entry or its value stays valid
-// until that key is erased, the dict is cleared or destroyed; resizing only relinks nodes. Each
-// node caches its hash, so a resize never rehashes key bytes.
+// until that key is erased, the dict is cleared or destroyed; resizing only relinks nodes.
+//
+// A node is one allocation: the chain link, the value, the key's length (one byte below 255)
+// and the key bytes right behind them: for the keyspace 25 bytes plus the key (an 11-byte key
+// fits a 48-byte malloc chunk), for a set's hashtable 9 plus the member, for a hash's 41 plus
+// the field. Nodes do not cache their hash: that would take 8 bytes in every node to save hashing
+// the key on a resize, which touches each node once per doubling, amortised O(1) per insert.
+// Chain walks compare the key's length before its bytes, and the bucket filter below already
+// stops most lookups of absent keys before any node is read.
 //
 // Each bucket word carries, besides the chain's head pointer, a 16-bit filter of the hashes in
 // its chain (see kTagShift): a lookup for an absent key usually stops at the bucket array
@@ -17,13 +24,17 @@
 // Not thread-safe: a Dict belongs to one shard and only that shard's thread may touch it.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <absl/hash/hash.h>
@@ -32,17 +43,34 @@
 
 namespace hotkv {
 
-template <class V>
+// MaxLoad: the table doubles when it holds more than MaxLoad entries per bucket. 1 by default,
+// as Redis; the keyspace uses 2 (shard/keyspace.hpp), which halves the bucket array's 8 to 16
+// bytes per key for chains of 1.5 to 2 nodes on average.
+template <class V, size_t MaxLoad = 1>
 class Dict {
  public:
+  static constexpr size_t kMaxLoad = MaxLoad;
+  static_assert(MaxLoad >= 1);
+
   struct Entry {
-    // Read-only for callers: the bucket and the cached hash are derived from it.
-    std::string key;
-    V value;
     // Owned by Dict: the next entry of the same bucket's chain.
-    Entry* next = nullptr;
-    // Owned by Dict: hash of `key`, cached so resizing never rehashes the key bytes.
-    uint64_t hash = 0;
+    Entry* next;
+    [[no_unique_address]] V value;
+    // Owned by Dict: the key, as its length (one byte, or kLongKey and four bytes for keys of
+    // kLongKey bytes and more) then its bytes, running on past the struct in the same
+    // allocation.
+    unsigned char key_head[1];
+
+    // Read-only for callers: the bucket is derived from it.
+    std::string_view key() const {
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(this) + kKeyOffset;
+      if (p[0] != kLongKey) {
+        return {reinterpret_cast<const char*>(p + 1), p[0]};
+      }
+      uint32_t size = 0;
+      std::memcpy(&size, p + 1, sizeof(size));
+      return {reinterpret_cast<const char*>(p + 1 + sizeof(size)), size};
+    }
   };
 
   // An empty dict allocates nothing; the first insert allocates kMinBuckets buckets. This keeps
@@ -90,7 +118,7 @@ class Dict {
       return nullptr;
     }
     for (const Entry* e = head_of(b); e != nullptr; e = e->next) {
-      if (e->hash == h && e->key == key) {
+      if (same_key(e, key)) {
         return e;
       }
     }
@@ -104,7 +132,7 @@ class Dict {
     if (Entry* e = find_in_bucket(key, h); e != nullptr) {
       return {&e->value, false};
     }
-    Entry* e = link_new(std::string(key), V{}, h);
+    Entry* e = link_new(key, V{}, h);
     return {&e->value, true};
   }
 
@@ -115,7 +143,7 @@ class Dict {
       e->value = std::move(value);
       return e->value;
     }
-    return link_new(std::string(key), std::move(value), h)->value;
+    return link_new(key, std::move(value), h)->value;
   }
 
   // Removes `key`; returns false when it was absent. May shrink the bucket array.
@@ -130,15 +158,15 @@ class Dict {
     }
     Entry* prev = nullptr;
     for (Entry* e = head_of(buckets_[i]); e != nullptr; prev = e, e = e->next) {
-      if (e->hash == h && e->key == key) {
+      if (same_key(e, key)) {
         if (prev == nullptr) {
           buckets_[i] = reinterpret_cast<uintptr_t>(e->next);
         } else {
           prev->next = e->next;
         }
         retag(i);
-        key_heap_bytes_ -= key_heap_bytes(e->key);
-        delete e;
+        key_bytes_ -= e->key().size();
+        free_entry(e);
         --size_;
         maybe_shrink();
         return true;
@@ -153,11 +181,12 @@ class Dict {
     buckets_.reset();
     bucket_count_ = 0;
     size_ = 0;
-    key_heap_bytes_ = 0;
+    key_bytes_ = 0;
     random_slots_ = kChainSlots;
   }
 
-  // Visits every entry of the bucket(s) at `cursor`, calling fn(const std::string& key, V&),
+  // Visits every entry of the bucket(s) at `cursor`, calling fn(std::string_view key, V&) (or
+  // fn(const std::string& key, V&), with a copy of the key, for callers that need a string),
   // and returns the cursor for the next call; 0 means the scan is complete. Start with 0.
   // fn may modify the value but must not insert or erase (that could resize under the loop).
   //
@@ -179,7 +208,7 @@ class Dict {
     }
     const uint64_t m = mask();
     for (Entry* e = head_of(buckets_[cursor & m]); e != nullptr; e = e->next) {
-      fn(std::as_const(e->key), e->value);
+      call_with_key(fn, e);
     }
     // Setting every bit above the mask makes the +1 on the reversed value carry straight
     // through them into the masked bits, then reversing back gives the next bucket.
@@ -250,13 +279,13 @@ class Dict {
     return chain;
   }
 
-  // Calls fn(const std::string& key, V&) for every entry, in no particular order. fn must not
-  // insert or erase.
+  // Calls fn(std::string_view key, V&) (or fn(const std::string&, V&), as scan) for every
+  // entry, in no particular order. fn must not insert or erase.
   template <class F>
   void for_each(F&& fn) {
     for (size_t b = 0; b < bucket_count_; ++b) {
       for (Entry* e = head_of(buckets_[b]); e != nullptr; e = e->next) {
-        fn(std::as_const(e->key), e->value);
+        call_with_key(fn, e);
       }
     }
   }
@@ -268,10 +297,18 @@ class Dict {
   // values themselves (beyond sizeof(V)) is the caller's to add.
   size_t memory_bytes() const {
     return sizeof(*this) + bucket_count_ * sizeof(uintptr_t) +
-           size_ * (sizeof(Entry) + kMallocOverhead) + key_heap_bytes_;
+           size_ * (kKeyOffset + 1 + kMallocOverhead) + key_bytes_;
   }
 
  private:
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  // Where the key bytes start inside a node (V need not be standard-layout; GCC and Clang lay
+  // out and report members in declaration order regardless).
+  static constexpr size_t kKeyOffset = offsetof(Entry, key_head);
+#pragma GCC diagnostic pop
+  static constexpr unsigned char kLongKey = 0xff;
+
   static constexpr size_t kMinBuckets = 4;
   static constexpr int kRandomProbes = 64;
   static constexpr size_t kChainSlots = 4;
@@ -283,10 +320,42 @@ class Dict {
     return static_cast<uint64_t>(absl::Hash<std::string_view>{}(key));
   }
 
-  // Heap bytes a key string owns beyond its inline (small-string) buffer.
-  static size_t key_heap_bytes(const std::string& key) {
-    static const size_t inline_capacity = std::string().capacity();
-    return key.capacity() > inline_capacity ? key.capacity() + 1 + kMallocOverhead : 0;
+  static bool same_key(const Entry* e, std::string_view key) { return e->key() == key; }
+
+  static uint64_t hash_of(const Entry* e) { return hash_of(e->key()); }
+
+  template <class F>
+  static void call_with_key(F& fn, Entry* e) {
+    if constexpr (std::is_invocable_v<F&, std::string_view, V&>) {
+      fn(e->key(), e->value);
+    } else {
+      const std::string key(e->key());
+      fn(key, e->value);
+    }
+  }
+
+  // One allocation for the node and its key (see the header comment).
+  static Entry* new_entry(std::string_view key, V&& value) {
+    const bool long_key = key.size() >= kLongKey;
+    const size_t header = long_key ? 1 + sizeof(uint32_t) : 1;
+    const size_t bytes = std::max(sizeof(Entry), kKeyOffset + header + key.size());
+    void* mem = ::operator new(bytes);
+    auto* e = new (mem) Entry{nullptr, std::move(value), {}};
+    unsigned char* p = reinterpret_cast<unsigned char*>(e) + kKeyOffset;
+    if (long_key) {
+      const auto size = static_cast<uint32_t>(key.size());
+      p[0] = kLongKey;
+      std::memcpy(p + 1, &size, sizeof(size));
+    } else {
+      p[0] = static_cast<unsigned char>(key.size());
+    }
+    std::memcpy(p + header, key.data(), key.size());
+    return e;
+  }
+
+  static void free_entry(Entry* e) {
+    e->~Entry();
+    ::operator delete(static_cast<void*>(e));
   }
 
   static constexpr uint64_t reverse_bits(uint64_t v) {
@@ -312,18 +381,18 @@ class Dict {
   static Entry* head_of(uintptr_t b) { return reinterpret_cast<Entry*>(b & kPtrMask); }
 
   // Links e at the front of bucket word `b`'s chain and adds its tag.
-  static void push_front(uintptr_t& b, Entry* e) {
+  static void push_front(uintptr_t& b, Entry* e, uint64_t h) {
     const auto p = reinterpret_cast<uintptr_t>(e);
     HOTKV_ASSERT((p & ~kPtrMask) == 0);
     e->next = head_of(b);
-    b = p | (b & ~kPtrMask) | tag_of(e->hash);
+    b = p | (b & ~kPtrMask) | tag_of(h);
   }
 
   // Recomputes bucket i's filter from its chain (after an erase).
   void retag(size_t i) {
     uintptr_t tags = 0;
     for (const Entry* e = head_of(buckets_[i]); e != nullptr; e = e->next) {
-      tags |= tag_of(e->hash);
+      tags |= tag_of(hash_of(e));
     }
     buckets_[i] = (buckets_[i] & kPtrMask) | tags;
   }
@@ -337,25 +406,25 @@ class Dict {
       return nullptr;
     }
     for (Entry* e = head_of(b); e != nullptr; e = e->next) {
-      if (e->hash == h && e->key == key) {
+      if (same_key(e, key)) {
         return e;
       }
     }
     return nullptr;
   }
 
-  // REQUIRES: no entry with this key exists. Grows the table when the load passes 1.0.
-  Entry* link_new(std::string key, V value, uint64_t h) {
+  // REQUIRES: no entry with this key exists. Grows the table when the load passes kMaxLoad.
+  Entry* link_new(std::string_view key, V value, uint64_t h) {
+    HOTKV_ASSERT(key.size() <= UINT32_MAX);
     if (bucket_count_ == 0) {
       resize(kMinBuckets);
     }
-    const size_t heap_bytes = key_heap_bytes(key);
     const size_t b = h & mask();
-    Entry* e = new Entry{std::move(key), std::move(value), nullptr, h};
-    push_front(buckets_[b], e);
+    Entry* e = new_entry(key, std::move(value));
+    push_front(buckets_[b], e, h);
     ++size_;
-    key_heap_bytes_ += heap_bytes;
-    if (size_ > bucket_count_) {
+    key_bytes_ += key.size();
+    if (size_ > bucket_count_ * kMaxLoad) {
       resize(bucket_count_ * 2);
     }
     return e;
@@ -382,7 +451,8 @@ class Dict {
       Entry* e = head_of(buckets_[b]);
       while (e != nullptr) {
         Entry* next = e->next;
-        push_front(fresh[e->hash & new_mask], e);
+        const uint64_t h = hash_of(e);
+        push_front(fresh[h & new_mask], e, h);
         e = next;
       }
     }
@@ -396,7 +466,7 @@ class Dict {
       Entry* e = head_of(buckets_[b]);
       while (e != nullptr) {
         Entry* next = e->next;
-        delete e;
+        free_entry(e);
         e = next;
       }
       buckets_[b] = 0;
@@ -407,14 +477,14 @@ class Dict {
     buckets_ = std::move(other.buckets_);
     bucket_count_ = std::exchange(other.bucket_count_, 0);
     size_ = std::exchange(other.size_, 0);
-    key_heap_bytes_ = std::exchange(other.key_heap_bytes_, 0);
+    key_bytes_ = std::exchange(other.key_bytes_, 0);
     random_slots_ = std::exchange(other.random_slots_, kChainSlots);
   }
 
   std::unique_ptr<uintptr_t[]> buckets_;  // bucket words: head pointer | filter
   size_t bucket_count_ = 0;
   size_t size_ = 0;
-  size_t key_heap_bytes_ = 0;
+  size_t key_bytes_ = 0;  // the sum of the key lengths, for memory_bytes()
   // random_entry's slot count: kChainSlots, or the longest chain it met since the last resize.
   size_t random_slots_ = kChainSlots;
 };

@@ -20,6 +20,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,13 +71,24 @@ class Hash {
   // The pair at a uniformly random position (listpack) or a random bucket's random entry
   // (hashtable, as Redis's dictGetFairRandomKey is close to uniform). REQUIRES: !empty().
   template <class Rng>
-  std::pair<const std::string*, const std::string*> random_pair(Rng& rng);
+  std::pair<std::string_view, const std::string*> random_pair(Rng& rng);
 
   // Rough bytes owned by the hash (for MEMORY USAGE-style accounting).
   size_t memory_bytes() const;
 
  private:
   using Pair = std::pair<std::string, std::string>;
+  // The hashtable keeps a field's bytes in its node (types/dict.hpp): fn gets a view, or a
+  // copy for callers that take the field as const std::string&.
+  template <class F>
+  static void call_with_field(F& fn, std::string_view f, const std::string& v) {
+    if constexpr (std::is_invocable_v<F&, std::string_view, const std::string&>) {
+      fn(f, v);
+    } else {
+      const std::string field(f);
+      fn(field, v);
+    }
+  }
 
   std::vector<Pair>::iterator find_pair(std::string_view field);
 
@@ -93,7 +105,7 @@ void Hash::for_each(F&& fn) const {
     }
     return;
   }
-  dict_.for_each([&](const std::string& f, std::string& v) { fn(f, std::as_const(v)); });
+  dict_.for_each([&](std::string_view f, std::string& v) { call_with_field(fn, f, v); });
 }
 
 template <class F>
@@ -102,18 +114,18 @@ uint64_t Hash::scan(uint64_t cursor, F&& fn) {
     for_each(fn);
     return 0;
   }
-  return dict_.scan(cursor, [&](const std::string& f, std::string& v) { fn(f, std::as_const(v)); });
+  return dict_.scan(cursor, [&](std::string_view f, std::string& v) { call_with_field(fn, f, v); });
 }
 
 template <class Rng>
-std::pair<const std::string*, const std::string*> Hash::random_pair(Rng& rng) {
+std::pair<std::string_view, const std::string*> Hash::random_pair(Rng& rng) {
   if (listpack()) {
     std::uniform_int_distribution<size_t> pick(0, pairs_.size() - 1);
     const Pair& p = pairs_[pick(rng)];
-    return {&p.first, &p.second};
+    return {p.first, &p.second};
   }
   auto* e = dict_.random_entry(rng);
-  return {&e->key, &e->value};
+  return {e->key(), &e->value};
 }
 
 }  // namespace hotkv

@@ -153,17 +153,17 @@ class Inventory {
     }
   }
 
-  // Visits every hold record: fn(const std::string& id, const Hold&).
+  // Visits every hold record: fn(std::string_view id, const Hold&).
   template <class F>
   void for_each(F&& fn) const {
-    holds_.for_each([&](const std::string& id, Hold& h) { fn(id, static_cast<const Hold&>(h)); });
+    holds_.for_each([&](std::string_view id, Hold& h) { fn(id, static_cast<const Hold&>(h)); });
   }
   // One step of a cursor walk over the records (Dict::scan's guarantee: a record present for
   // the whole walk is visited at least once). Start with 0; returns 0 when done.
   template <class F>
   uint64_t scan(uint64_t cursor, F&& fn) const {
-    return holds_.scan(
-        cursor, [&](const std::string& id, Hold& h) { fn(id, static_cast<const Hold&>(h)); });
+    return holds_.scan(cursor,
+                       [&](std::string_view id, Hold& h) { fn(id, static_cast<const Hold&>(h)); });
   }
 
   // Full consistency check, O(holds): the invariant, non-negative counters, held equal to the

@@ -104,7 +104,7 @@ void Set::for_each(F&& fn) const {
     }
     return;
   }
-  table().for_each([&](const std::string& key, Member&) { fn(std::string_view(key)); });
+  table().for_each([&](std::string_view key, Member&) { fn(std::string_view(key)); });
 }
 
 template <class F>
@@ -122,7 +122,7 @@ void Set::for_each_until(F&& fn) const {
   bool go = true;
   uint64_t cursor = 0;
   do {
-    cursor = table().scan(cursor, [&](const std::string& key, Member&) {
+    cursor = table().scan(cursor, [&](std::string_view key, Member&) {
       if (go) {
         go = fn(std::string_view(key));
       }
@@ -137,7 +137,7 @@ std::string Set::random_member(Rng& rng) const {
     char buf[24];
     return std::string(buf, set_detail::format_int(ints_[pick(rng)], buf));
   }
-  return table().random_entry(rng)->key;
+  return std::string(table().random_entry(rng)->key());
 }
 
 template <class F>
@@ -146,7 +146,7 @@ uint64_t Set::scan(uint64_t cursor, F&& fn) const {
     for_each(fn);
     return 0;
   }
-  return table().scan(cursor, [&](const std::string& key, Member&) { fn(std::string_view(key)); });
+  return table().scan(cursor, [&](std::string_view key, Member&) { fn(std::string_view(key)); });
 }
 
 }  // namespace hotkv

@@ -131,6 +131,7 @@ class Config {
   std::string config_file_;
   std::string save_;
   std::string appendonly_ = "no";
+  std::string maxmemory_policy_ = "noeviction";
   std::string appendfsync_ = "everysec";
   std::string dir_ = ".";
   std::string appendfilename_ = "appendonly.aof";

@@ -241,7 +241,7 @@ TEST_CASE("Restoring holds rebuilds an item without crossing sold-out edges", "[
   REQUIRE(original.sold_out());  // below the threshold of 5
 
   Inventory copy(original.total(), original.sold(), original.sold_out(), original.limits());
-  original.for_each([&](const std::string& id, const Hold& h) { copy.restore_hold(id, h); });
+  original.for_each([&](std::string_view id, const Hold& h) { copy.restore_hold(id, h); });
   CHECK(copy.sold_out());
   CHECK(copy.available() == original.available());
   CHECK(copy.held() == original.held());
@@ -283,7 +283,7 @@ TEST_CASE("Scan visits every live hold", "[inventory]") {
   std::map<std::string, int> seen;
   uint64_t cursor = 0;
   do {
-    cursor = inv.scan(cursor, [&](const std::string& id, const Hold&) { ++seen[id]; });
+    cursor = inv.scan(cursor, [&](std::string_view id, const Hold&) { ++seen[std::string(id)]; });
   } while (cursor != 0);
   CHECK(seen.size() == 300);
 }
@@ -321,9 +321,9 @@ TEST_CASE("Random transitions always keep the invariant and a clean audit", "[in
     } else {
       // Purge whatever settled record is past retention, as the wheel would.
       std::vector<std::string> done;
-      inv.for_each([&](const std::string& id, const Hold& h) {
+      inv.for_each([&](std::string_view id, const Hold& h) {
         if (h.state != HoldState::kHeld && h.purge_at_ms <= now) {
-          done.push_back(id);
+          done.emplace_back(id);
         }
       });
       for (const auto& id : done) {

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Resident memory per key: hotkv (--threads 1 and the default) against redis-server.
+
+Each server starts on a free loopback port with persistence off, gets N keys "key:%07d" with an
+8-byte string value by pipelined SET, and is measured from /proc/PID/status: VmRSS after the load
+minus VmRSS before it, divided by N. The servers take turns (hotkv 1 thread, hotkv default,
+redis-server) for --rounds rounds, so a drift of the machine shows up as a spread between rounds
+instead of favouring one server.
+
+--shape hash puts N fields "field:%07d" with 8-byte values into one hash, --shape set N members
+"member:%07d" into one set (both well past the listpack/intset limits: hashtables), and reports
+bytes per field or member.
+
+    /usr/bin/python3 scripts/memory_per_key.py --server build/hotkv [--keys 1000000] [--rounds 2]
+                                               [--shape strings|hash|set]
+"""
+
+import argparse
+import socket
+import subprocess
+import sys
+import time
+
+BATCH = 1000
+READY_TIMEOUT_S = 10.0
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS for pid %d" % pid)
+
+
+def resp(*args):
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def connect(port):
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(resp(b"PING"))
+            if s.recv(64).startswith(b"+PONG"):
+                return s
+            s.close()
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("server on port %d did not answer PING" % port)
+        time.sleep(0.05)
+
+
+# shape -> (command for item i, the reply each gets, the command counting the items)
+SHAPES = {
+    "strings": (lambda i: resp(b"SET", b"key:%07d" % i, b"v%07d" % i), b"+OK\r\n",
+                resp(b"DBSIZE")),
+    "hash": (lambda i: resp(b"HSET", b"h", b"field:%07d" % i, b"v%07d" % i), b":1\r\n",
+             resp(b"HLEN", b"h")),
+    "set": (lambda i: resp(b"SADD", b"s", b"member:%07d" % i), b":1\r\n", resp(b"SCARD", b"s")),
+}
+
+
+def read_replies(sock, count, reply):
+    """Reads `count` copies of `reply` (each write of a new item answers exactly that)."""
+    expected = reply * count
+    got = bytearray()
+    while len(got) < len(expected):
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise RuntimeError("connection closed during the load")
+        got += chunk
+    if bytes(got) != expected:
+        raise RuntimeError("unexpected reply: %r" % bytes(got[:80]))
+
+
+def load(sock, keys, shape):
+    command, reply, _ = SHAPES[shape]
+    for start in range(0, keys, BATCH):
+        n = min(BATCH, keys - start)
+        sock.sendall(b"".join(command(i) for i in range(start, start + n)))
+        read_replies(sock, n, reply)
+
+
+def count_items(sock, shape):
+    sock.sendall(SHAPES[shape][2])
+    reply = sock.recv(64)
+    return int(reply[1:].split(b"\r\n")[0])
+
+
+def measure(name, cmd, port, keys, shape):
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        sock = connect(port)
+        time.sleep(0.2)
+        before = rss_kib(proc.pid)
+        load(sock, keys, shape)
+        time.sleep(0.5)  # let the shards finish and allocator caches settle
+        after = rss_kib(proc.pid)
+        n = count_items(sock, shape)
+        sock.close()
+        if n != keys:
+            raise RuntimeError("%s holds %d items, expected %d" % (name, n, keys))
+        per_key = (after - before) * 1024.0 / keys
+        print("%-22s rss before %8d KiB  after %8d KiB  %6.1f B/item" %
+              (name, before, after, per_key), flush=True)
+        return per_key
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--server", required=True, help="path to the hotkv binary")
+    p.add_argument("--redis", default="redis-server", help="path to redis-server")
+    p.add_argument("--keys", type=int, default=1000000)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--shape", choices=sorted(SHAPES), default="strings")
+    args = p.parse_args()
+
+    def hotkv(threads):
+        def cmd(port):
+            c = [args.server, "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "no",
+                 "--loglevel", "warning"]
+            if threads:
+                c += ["--threads", str(threads)]
+            return c
+        return cmd
+
+    def redis(port):
+        return [args.redis, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no", "--loglevel", "warning"]
+
+    servers = [("hotkv --threads 1", hotkv(1)), ("hotkv (default threads)", hotkv(0)),
+               ("redis-server", redis)]
+    results = {name: [] for name, _ in servers}
+    for _ in range(args.rounds):
+        for name, cmd in servers:
+            port = free_port()
+            results[name].append(measure(name, cmd(port), port, args.keys, args.shape))
+    print("summary (%s, B/item per round):" % args.shape)
+    for name, values in results.items():
+        print("  %-22s %s" % (name, "  ".join("%.1f" % v for v in values)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
