@@ -31,6 +31,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_options.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -69,30 +71,15 @@ enum class Frame { kIncomplete, kMessage, kSubscribe, kError };
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (i + 1 >= argc) {
-      usage_exit("missing value");
-    }
-    const char* v = argv[++i];
-    if (a == "--host") {
-      o.host = v;
-    } else if (a == "--port") {
-      o.port = std::atoi(v);
-    } else if (a == "--subscribers") {
-      o.subscribers = std::atoi(v);
-    } else if (a == "--channel") {
-      o.channel = v;
-    } else if (a == "--messages") {
-      o.messages = std::atoll(v);
-    } else if (a == "--time-limit") {
-      o.time_limit_s = std::atof(v);
-    } else if (a == "--idle-timeout") {
-      o.idle_timeout_s = std::atof(v);
-    } else {
-      usage_exit("unknown option");
-    }
-  }
+  bench::parse_options(argc, argv,
+                       {{"--host", &o.host},
+                        {"--port", &o.port},
+                        {"--subscribers", &o.subscribers},
+                        {"--channel", &o.channel},
+                        {"--messages", &o.messages},
+                        {"--time-limit", &o.time_limit_s},
+                        {"--idle-timeout", &o.idle_timeout_s}},
+                       usage_exit);
   if (o.port <= 0 || o.subscribers <= 0 || o.subscribers > 10000 || o.messages < 0 ||
       o.time_limit_s <= 0 || o.idle_timeout_s <= 0) {
     usage_exit("bad option value");

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bench_client.hpp"
+#include "bench_options.hpp"
 
 namespace {
 
@@ -60,36 +61,18 @@ constexpr const char* kTool = "stream_consumers";
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (i + 1 >= argc) {
-      usage_exit("missing value");
-    }
-    const char* v = argv[++i];
-    if (a == "--host") {
-      o.host = v;
-    } else if (a == "--port") {
-      o.port = std::atoi(v);
-    } else if (a == "--key") {
-      o.key = v;
-    } else if (a == "--group") {
-      o.group = v;
-    } else if (a == "--entries") {
-      o.entries = std::atoll(v);
-    } else if (a == "--consumers") {
-      o.consumers = std::atoi(v);
-    } else if (a == "--count") {
-      o.count = std::atoi(v);
-    } else if (a == "--fill-batch") {
-      o.fill_batch = std::atoi(v);
-    } else if (a == "--time-limit") {
-      o.time_limit_s = std::atof(v);
-    } else if (a == "--server-pid") {
-      o.server_pid = std::atol(v);
-    } else {
-      usage_exit("unknown option");
-    }
-  }
+  bench::parse_options(argc, argv,
+                       {{"--host", &o.host},
+                        {"--port", &o.port},
+                        {"--key", &o.key},
+                        {"--group", &o.group},
+                        {"--entries", &o.entries},
+                        {"--consumers", &o.consumers},
+                        {"--count", &o.count},
+                        {"--fill-batch", &o.fill_batch},
+                        {"--time-limit", &o.time_limit_s},
+                        {"--server-pid", &o.server_pid}},
+                       usage_exit);
   if (o.port <= 0 || o.entries <= 0 || o.consumers <= 0 || o.consumers > 256 || o.count <= 0 ||
       o.fill_batch <= 0 || o.time_limit_s <= 0) {
     usage_exit("bad option value");
