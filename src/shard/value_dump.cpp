@@ -7,9 +7,11 @@
 
 #include "hotkv/persist/packed_containers.hpp"
 #include "hotkv/persist/rdb_format.hpp"
+#include "hotkv/shard/inventory_dump.hpp"
 #include "hotkv/shard/stream_dump.hpp"
 #include "hotkv/types/encoding_limits.hpp"
 #include "hotkv/types/hash.hpp"
+#include "hotkv/types/inventory.hpp"
 #include "hotkv/types/list.hpp"
 #include "hotkv/types/set.hpp"
 #include "hotkv/types/stream.hpp"
@@ -193,6 +195,13 @@ std::optional<Value> read_object(RdbReader& in, uint8_t type, const Config& conf
       }
       return Value::from_stream(std::move(s));
     }
+    case kRdbTypeInventory: {
+      std::unique_ptr<Inventory> inv = read_inventory_body(in);
+      if (inv == nullptr) {
+        return std::nullopt;
+      }
+      return Value::from_inventory(std::move(inv));
+    }
     default:
       return std::nullopt;  // modules, pre-7.0 ziplists and zipmaps: not read here
   }
@@ -248,6 +257,10 @@ std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limi
     case ValueType::kStream:
       out.push_back(static_cast<char>(kStreamListpacks2));
       append_stream_body(out, *v.stream(), limits);
+      break;
+    case ValueType::kInventory:
+      out.push_back(static_cast<char>(kRdbTypeInventory));
+      append_inventory_body(out, *v.inventory());
       break;
     default:
       return std::nullopt;

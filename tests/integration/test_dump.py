@@ -9,6 +9,9 @@
 - Streams (several nodes, deleted entries, consumer groups with pending entries and
   consumers): DUMP on redis-server RESTOREs here with every counter and PEL entry, and the
   reverse; the restored stream goes on working (reads, acks, new entries).
+- Inventory items (HotKV only) move between two HotKV servers with their holds, records and
+  sold counts, and a restored hold still expires at its deadline; redis-server refuses the
+  payload as bad data.
 - A kill -9 with appendfsync always keeps restored values (a stream with its groups too)
   and their TTLs.
 - Redis's errors: bad payloads, checksums, syntax, TTL/IDLETIME/FREQ ranges.
@@ -30,7 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import redis  # noqa: E402
 
-from server import RespError, Server, case, run_cases, spread_keys  # noqa: E402
+from server import (RespError, Server, case, hotkv_only, run_cases,  # noqa: E402
+                    spread_keys)
 
 
 OK = (True, b"OK")  # what redis-py gives for RESTORE's +OK
@@ -184,6 +188,77 @@ def stream_interop(t, srv):
         assert stream_state(here, "e:from-redis") == stream_state(there, "e")
         assert stream_state(there, "e:from-target") == stream_state(here, "e")
         assert without_times(stream_state(here, "e")) == without_times(stream_state(there, "e"))
+
+
+def inv_map(c, *args):
+    flat = c.execute_command(*args)
+    return None if flat is None else dict(zip(flat[0::2], flat[1::2]))
+
+
+@case
+@hotkv_only("INV.* is HotKV's own type")
+def inventory_between_servers(t, srv):
+    """An item with live holds, settled records and MAXPEROWNER counts moves to a second
+    HotKV server intact; its short hold still expires at its deadline there; redis-server
+    refuses the payload as bad data."""
+    r = bclient(srv)
+    key = "{shoe}:stock"
+    assert r.execute_command("INV.CREATE", key, 50, "MAXPEROWNER", 3, "MAXHOLD", 600000,
+                             "EVENTS", "{shoe}:events", "MAXEVENTS", 100) == b"OK"
+    r.execute_command("INV.RESERVE", key, "short", 2, 1500, "OWNER", "ann")
+    r.execute_command("INV.RESERVE", key, "long", 1, 300000, "OWNER", "ann")
+    r.execute_command("INV.RESERVE", key, "sold", 3, 300000, "OWNER", "bob")
+    r.execute_command("INV.COMMIT", key, "sold")
+    r.execute_command("INV.RESERVE", key, "back", 4, 300000)
+    r.execute_command("INV.RELEASE", key, "back")
+    holds = ("short", "long", "sold", "back")
+    before = inv_map(r, "INV.GET", key)
+    hold_before = {h: inv_map(r, "INV.HOLD", key, h) for h in holds}
+    payload = r.dump(key)
+    assert payload is not None
+
+    other = t.server().start()
+    try:
+        o = bclient(other)
+        assert o.restore(key, 0, payload) in OK
+        assert inv_map(o, "INV.GET", key) == before
+        for h in holds:
+            got, want = inv_map(o, "INV.HOLD", key, h), hold_before[h]
+            assert got[b"state"] == want[b"state"] and got[b"qty"] == want[b"qty"], h
+            assert got[b"owner"] == want[b"owner"], h
+            for f in (b"created_at", b"expires_at", b"settled_at"):
+                assert got[f] == want[f], (h, f)
+        # The restored limits hold: bob bought 3 of his 3, ann holds 3 of hers.
+        for owner in (b"bob", b"ann"):
+            try:
+                o.execute_command("INV.RESERVE", key, "more", 1, 1000, "OWNER", owner)
+                raise AssertionError("MAXPEROWNER not restored for %r" % owner)
+            except redis.ResponseError:
+                pass
+        assert o.execute_command("INV.AUDIT", key) == []
+        # The short hold expires on time on the restored copy, not before its deadline.
+        deadline_ms = hold_before["short"][b"expires_at"]
+        stop = time.monotonic() + 10
+        state = None
+        while time.monotonic() < stop:
+            state = inv_map(o, "INV.HOLD", key, "short")[b"state"]
+            if state == b"expired":
+                break
+            assert time.time() * 1000 < deadline_ms + 50, "the hold outlived its deadline"
+            time.sleep(0.05)
+        assert state == b"expired"
+        assert time.time() * 1000 >= deadline_ms
+        after = inv_map(o, "INV.GET", key)
+        assert after[b"available"] == before[b"available"] + 2, after
+        assert after[b"held"] == before[b"held"] - 2, after
+        assert o.execute_command("INV.AUDIT", key) == []
+    finally:
+        other.stop()
+
+    with Server("redis") as ref:
+        with ref.raw() as c:
+            assert c.call("RESTORE", key, 0, payload) == RespError("ERR Bad data format")
+            assert c.call("EXISTS", key) == 0
 
 
 @case

@@ -4,9 +4,10 @@
 // Written in the plainest object types every Redis since 2.8 loads (STRING, LIST, SET, HASH,
 // ZSET_2: lengths and strings, scores as binary doubles); redis-server re-packs them into its
 // own encodings on RESTORE. A stream is written as STREAM_LISTPACKS_2 (shard/stream_dump.hpp:
-// streams have no plainer form); inventory items have no DUMP form yet. Read: those, what
-// redis-server 7.0 itself writes (SET_INTSET, HASH_LISTPACK, ZSET_LISTPACK, LIST_QUICKLIST_2
-// with packed and plain nodes), ZSET with text scores and the pre-7.0 STREAM_LISTPACKS.
+// streams have no plainer form) and an inventory item in HotKV's own object type
+// (shard/inventory_dump.hpp), which redis-server refuses. Read: those, what redis-server 7.0
+// itself writes (SET_INTSET, HASH_LISTPACK, ZSET_LISTPACK, LIST_QUICKLIST_2 with packed and
+// plain nodes), ZSET with text scores and the pre-7.0 STREAM_LISTPACKS.
 #pragma once
 
 #include <optional>
@@ -21,7 +22,7 @@ namespace hotkv {
 class Config;
 
 // The sealed payload for `v` (a stream's entries go at most stream-node-max-entries of
-// `limits` to a node), or nullopt for a type without a DUMP form (inventory).
+// `limits` to a node), or nullopt for a type without a DUMP form (none today).
 std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limits = {});
 
 // Why a payload was refused, with RESTORE's error text.
