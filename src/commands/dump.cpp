@@ -8,6 +8,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/value_dump.hpp"
+#include "hotkv/types/encoding_limits.hpp"
 #include "hotkv/util/access_clock.hpp"
 #include "hotkv/util/notify.hpp"
 
@@ -20,9 +21,9 @@ void cmd_dump(CommandContext& ctx) {
     ctx.reply.null();
     return;
   }
-  std::optional<std::string> payload = dump_value(*v);
+  std::optional<std::string> payload = dump_value(*v, EncodingLimits::from(ctx.engine.config()));
   if (!payload) {
-    ctx.error("ERR DUMP is not supported for stream and inventory values");
+    ctx.error("ERR DUMP is not supported for this value");
     return;
   }
   ctx.reply.bulk(*payload);

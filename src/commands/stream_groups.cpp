@@ -538,8 +538,10 @@ void cmd_xclaim(CommandContext& ctx) {
   if (delivery_ms < 0 || delivery_ms > ctx.now_ms) {
     delivery_ms = ctx.now_ms;  // also what no IDLE/TIME means: idle from now
   }
-  Consumer& c = touch_consumer(ctx, key, *g, ctx.arg(3));
-  PelLog pel(ctx, key, group, c.name, delivery_ms);
+  // As in Redis, the consumer is looked up (created, marked seen) only once an entry is
+  // claimed: a claim that takes nothing leaves the group as it was.
+  Consumer* c = nullptr;
+  PelLog pel(ctx, key, group, ctx.arg(3), delivery_ms);
   DeferredReply out(ctx.reply);
   size_t claimed = 0;
   std::vector<std::string_view> fields;
@@ -568,8 +570,11 @@ void cmd_xclaim(CommandContext& ctx) {
     }
     uint64_t deliveries =
         retry_count >= 0 ? static_cast<uint64_t>(retry_count) : (justid ? base : base + 1);
-    g->set_pending(id, c, delivery_ms, deliveries);
-    c.active_time_ms = ctx.now_ms;
+    if (c == nullptr) {
+      c = &touch_consumer(ctx, key, *g, ctx.arg(3));
+    }
+    g->set_pending(id, *c, delivery_ms, deliveries);
+    c->active_time_ms = ctx.now_ms;
     pel.set(id, deliveries);
     if (justid) {
       reply_id(out.writer(), id);
@@ -579,7 +584,9 @@ void cmd_xclaim(CommandContext& ctx) {
     ++claimed;
   }
   if (ctx.logging(key)) {
-    log_consumer(ctx, key, group, c);
+    if (c != nullptr) {
+      log_consumer(ctx, key, group, *c);
+    }
     pel.write(ctx, key);
     if (moved) {
       log_group_id(ctx, key, group, *g);
@@ -627,8 +634,8 @@ void cmd_xautoclaim(CommandContext& ctx) {
   if (!group_or_reply(ctx, s, g)) {
     return;
   }
-  Consumer& c = touch_consumer(ctx, key, *g, ctx.arg(3));
-  PelLog pel(ctx, key, group, c.name, ctx.now_ms);
+  Consumer* c = nullptr;  // looked up at the first claim, as in XCLAIM
+  PelLog pel(ctx, key, group, ctx.arg(3), ctx.now_ms);
   DeferredReply out(ctx.reply);
   size_t claimed = 0;
   std::vector<StreamId> deleted;
@@ -654,8 +661,11 @@ void cmd_xautoclaim(CommandContext& ctx) {
       continue;
     }
     uint64_t deliveries = justid ? pe.delivery_count : pe.delivery_count + 1;
-    g->set_pending(id, c, ctx.now_ms, deliveries);
-    c.active_time_ms = ctx.now_ms;
+    if (c == nullptr) {
+      c = &touch_consumer(ctx, key, *g, ctx.arg(3));
+    }
+    g->set_pending(id, *c, ctx.now_ms, deliveries);
+    c->active_time_ms = ctx.now_ms;
     pel.set(id, deliveries);
     if (justid) {
       reply_id(out.writer(), id);
@@ -667,7 +677,9 @@ void cmd_xautoclaim(CommandContext& ctx) {
     it = next;
   }
   if (ctx.logging(key)) {
-    log_consumer(ctx, key, group, c);
+    if (c != nullptr) {
+      log_consumer(ctx, key, group, *c);
+    }
     pel.write(ctx, key);
   }
   ctx.reply.array(3);

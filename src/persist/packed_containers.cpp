@@ -1,5 +1,7 @@
 #include "hotkv/persist/packed_containers.hpp"
 
+#include "hotkv/util/numbers.hpp"
+
 namespace hotkv {
 namespace {
 
@@ -16,21 +18,28 @@ int64_t sign_extend(uint64_t v, int bits) {
 }
 
 // Bytes the back-length of an entry of `entry_bytes` (encoding and data) takes: 7 bits of
-// the length per byte.
+// the length per byte, with the bounds listpack.c uses (each one byte short of a full power
+// of two: an entry of exactly 16383 bytes takes 3).
 size_t backlen_size(uint64_t entry_bytes) {
-  if (entry_bytes < 128) {
+  if (entry_bytes <= 127) {
     return 1;
   }
-  if (entry_bytes < 16384) {
+  if (entry_bytes < 16383) {
     return 2;
   }
-  if (entry_bytes < 2097152) {
+  if (entry_bytes < 2097151) {
     return 3;
   }
-  if (entry_bytes < 268435456) {
+  if (entry_bytes < 268435455) {
     return 4;
   }
   return 5;
+}
+
+void append_little_endian(std::string& out, uint64_t v, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i) {
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
 }
 
 // Listpack header: total bytes (4) and element count (2), both little endian.
@@ -128,6 +137,74 @@ bool intset_members(std::string_view is, std::vector<int64_t>& out) {
         sign_extend(little_endian(p + 8 + i * width, width), static_cast<int>(8 * width)));
   }
   return true;
+}
+
+ListpackWriter::ListpackWriter() : buf_(kHeaderBytes, '\0') {}
+
+void ListpackWriter::add(std::string_view s) {
+  int64_t v = 0;
+  if (is_canonical_int64(s, v)) {
+    add_integer(v);
+    return;
+  }
+  const size_t start = buf_.size();
+  if (s.size() < 64) {
+    buf_.push_back(static_cast<char>(0x80 | s.size()));
+  } else if (s.size() < 4096) {
+    buf_.push_back(static_cast<char>(0xE0 | (s.size() >> 8)));
+    buf_.push_back(static_cast<char>(s.size() & 0xff));
+  } else {
+    buf_.push_back(static_cast<char>(0xF0));
+    append_little_endian(buf_, s.size(), 4);
+  }
+  buf_.append(s);
+  end_entry(start);
+}
+
+void ListpackWriter::add_integer(int64_t v) {
+  const size_t start = buf_.size();
+  const auto u = static_cast<uint64_t>(v);
+  if (v >= 0 && v <= 127) {
+    buf_.push_back(static_cast<char>(v));
+  } else if (v >= -4096 && v <= 4095) {
+    const uint64_t bits = u & 0x1FFF;
+    buf_.push_back(static_cast<char>(0xC0 | (bits >> 8)));
+    buf_.push_back(static_cast<char>(bits & 0xff));
+  } else if (v >= INT16_MIN && v <= INT16_MAX) {
+    buf_.push_back(static_cast<char>(0xF1));
+    append_little_endian(buf_, u, 2);
+  } else if (v >= -(1 << 23) && v < (1 << 23)) {
+    buf_.push_back(static_cast<char>(0xF2));
+    append_little_endian(buf_, u, 3);
+  } else if (v >= INT32_MIN && v <= INT32_MAX) {
+    buf_.push_back(static_cast<char>(0xF3));
+    append_little_endian(buf_, u, 4);
+  } else {
+    buf_.push_back(static_cast<char>(0xF4));
+    append_little_endian(buf_, u, 8);
+  }
+  end_entry(start);
+}
+
+void ListpackWriter::end_entry(size_t entry_start) {
+  const uint64_t l = buf_.size() - entry_start;
+  const size_t n = backlen_size(l);
+  // Most significant 7 bits first; every byte but the first has the top bit set, so a reader
+  // walking backwards knows where the length ends.
+  for (size_t i = n; i-- > 0;) {
+    auto chunk = static_cast<uint8_t>((l >> (7 * i)) & 127);
+    buf_.push_back(static_cast<char>(i + 1 == n ? chunk : (chunk | 128)));
+  }
+  ++count_;
+}
+
+std::string ListpackWriter::finish() {
+  buf_.push_back(static_cast<char>(kEnd));
+  std::string header;
+  append_little_endian(header, buf_.size(), 4);
+  append_little_endian(header, count_ < kCountUnknown ? count_ : kCountUnknown, 2);
+  buf_.replace(0, kHeaderBytes, header);
+  return std::move(buf_);
 }
 
 }  // namespace hotkv

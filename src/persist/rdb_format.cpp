@@ -70,6 +70,15 @@ void rdb_append_binary_double(std::string& out, double d) {
   }
 }
 
+void rdb_append_millis(std::string& out, int64_t ms) {
+  const auto bits = static_cast<uint64_t>(ms);
+  for (int i = 0; i < 8; ++i) {
+    out.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  }
+}
+
+void rdb_append_raw(std::string& out, std::string_view bytes) { out.append(bytes); }
+
 void rdb_seal_payload(std::string& payload) {
   payload.push_back(static_cast<char>(kRdbVersion & 0xff));
   payload.push_back(static_cast<char>(kRdbVersion >> 8));
@@ -202,6 +211,15 @@ bool RdbReader::read_binary_double(double& out) {
     return false;
   }
   out = std::bit_cast<double>(read_little_endian(b));
+  return true;
+}
+
+bool RdbReader::read_millis(int64_t& out) {
+  std::string_view b;
+  if (!take(8, b)) {
+    return false;
+  }
+  out = static_cast<int64_t>(read_little_endian(b));
   return true;
 }
 

@@ -7,10 +7,14 @@
 
 #include "hotkv/persist/packed_containers.hpp"
 #include "hotkv/persist/rdb_format.hpp"
+#include "hotkv/shard/inventory_dump.hpp"
+#include "hotkv/shard/stream_dump.hpp"
 #include "hotkv/types/encoding_limits.hpp"
 #include "hotkv/types/hash.hpp"
+#include "hotkv/types/inventory.hpp"
 #include "hotkv/types/list.hpp"
 #include "hotkv/types/set.hpp"
+#include "hotkv/types/stream.hpp"
 #include "hotkv/types/zset.hpp"
 #include "hotkv/util/config.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -27,9 +31,11 @@ enum RdbType : uint8_t {
   kHash = 4,
   kZSet2 = 5,
   kSetIntset = 11,
+  kStreamListpacks = 15,  // Redis 5 to 6.2
   kHashListpack = 16,
   kZSetListpack = 17,
   kListQuicklist2 = 18,
+  kStreamListpacks2 = 19,  // Redis 7.0
 };
 // A LIST_QUICKLIST_2 node holds one element as it is, or a listpack of several.
 constexpr uint64_t kQuicklistPlain = 1;
@@ -181,14 +187,29 @@ std::optional<Value> read_object(RdbReader& in, uint8_t type, const Config& conf
       }
       return Value::from_zset(std::move(z));
     }
+    case kStreamListpacks:
+    case kStreamListpacks2: {
+      std::unique_ptr<Stream> s = read_stream_body(in, type == kStreamListpacks, limits);
+      if (s == nullptr) {
+        return std::nullopt;
+      }
+      return Value::from_stream(std::move(s));
+    }
+    case kRdbTypeInventory: {
+      std::unique_ptr<Inventory> inv = read_inventory_body(in);
+      if (inv == nullptr) {
+        return std::nullopt;
+      }
+      return Value::from_inventory(std::move(inv));
+    }
     default:
-      return std::nullopt;  // streams, modules, pre-7.0 ziplists: not read here
+      return std::nullopt;  // modules, pre-7.0 ziplists and zipmaps: not read here
   }
 }
 
 }  // namespace
 
-std::optional<std::string> dump_value(const Value& v) {
+std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limits) {
   std::string out;
   std::string scratch;
   switch (v.type()) {
@@ -233,6 +254,14 @@ std::optional<std::string> dump_value(const Value& v) {
       }
       break;
     }
+    case ValueType::kStream:
+      out.push_back(static_cast<char>(kStreamListpacks2));
+      append_stream_body(out, *v.stream(), limits);
+      break;
+    case ValueType::kInventory:
+      out.push_back(static_cast<char>(kRdbTypeInventory));
+      append_inventory_body(out, *v.inventory());
+      break;
     default:
       return std::nullopt;
   }

@@ -22,6 +22,10 @@ void rdb_append_string(std::string& out, std::string_view s);
 
 // A double as 8 bytes, little endian (the scores of RDB_TYPE_ZSET_2).
 void rdb_append_binary_double(std::string& out, double d);
+// A unix time in ms as 8 bytes, little endian, signed (stream PEL and consumer times).
+void rdb_append_millis(std::string& out, int64_t ms);
+// Bytes as they are, with no length before them (a stream PEL's 16-byte ids).
+void rdb_append_raw(std::string& out, std::string_view bytes);
 
 // Appends the payload footer: kRdbVersion (2 bytes, little endian), then the CRC-64 of
 // everything before it, the version included (8 bytes, little endian).
@@ -45,6 +49,10 @@ class RdbReader {
   // A double as text after a one-byte length, with 253/254/255 for NaN/+inf/-inf
   // (RDB_TYPE_ZSET's scores, written by Redis before 2.8).
   bool read_text_double(double& out);
+  // rdb_append_millis's 8 bytes.
+  bool read_millis(int64_t& out);
+  // Exactly n bytes with no length before them; `out` points into the input.
+  bool read_raw(size_t n, std::string_view& out) { return take(n, out); }
 
  private:
   // A length, or (`encoded` set) the special-encoding number of a string.

@@ -3,23 +3,27 @@
 //
 // Written in the plainest object types every Redis since 2.8 loads (STRING, LIST, SET, HASH,
 // ZSET_2: lengths and strings, scores as binary doubles); redis-server re-packs them into its
-// own encodings on RESTORE. Read: those, and what redis-server 7.0 itself writes (SET_INTSET,
-// HASH_LISTPACK, ZSET_LISTPACK, LIST_QUICKLIST_2 with packed and plain nodes) and ZSET with
-// text scores. Streams and inventory items have no DUMP form here yet.
+// own encodings on RESTORE. A stream is written as STREAM_LISTPACKS_2 (shard/stream_dump.hpp:
+// streams have no plainer form) and an inventory item in HotKV's own object type
+// (shard/inventory_dump.hpp), which redis-server refuses. Read: those, what redis-server 7.0
+// itself writes (SET_INTSET, HASH_LISTPACK, ZSET_LISTPACK, LIST_QUICKLIST_2 with packed and
+// plain nodes), ZSET with text scores and the pre-7.0 STREAM_LISTPACKS.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "hotkv/types/encoding_limits.hpp"
 #include "hotkv/types/value.hpp"
 
 namespace hotkv {
 
 class Config;
 
-// The sealed payload for `v`, or nullopt for a type without a DUMP form (stream, inventory).
-std::optional<std::string> dump_value(const Value& v);
+// The sealed payload for `v` (a stream's entries go at most stream-node-max-entries of
+// `limits` to a node), or nullopt for a type without a DUMP form (none today).
+std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limits = {});
 
 // Why a payload was refused, with RESTORE's error text.
 enum class RestoreError { kNone, kChecksum, kBadFormat };

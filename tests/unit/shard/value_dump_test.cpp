@@ -133,7 +133,7 @@ TEST_CASE("corrupt payloads are refused", "[dump]") {
   flipped[2] ^= 1;
   CHECK_FALSE(restore_value(flipped, c, why).has_value());
   CHECK(why == RestoreError::kChecksum);
-  // Right checksum, wrong contents: an unknown type, an empty list, a stream, a short
+  // Right checksum, wrong contents: an unknown type, an empty list, a stream cut short, a short
   // string, trailing bytes.
   for (std::string body :
        {std::string("\x08", 1), std::string("\x01\x00", 2), std::string("\x13\x00", 2),
