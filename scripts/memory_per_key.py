@@ -20,15 +20,14 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+# free_port is the integration tests' (tests/integration/server.py), so both pick ports alike.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "integration"))
+from server import free_port  # noqa: E402
 
 BATCH = 1000
 READY_TIMEOUT_S = 10.0
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_kib(pid):
