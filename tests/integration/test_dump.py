@@ -116,6 +116,13 @@ def fill_stream(r, key):
     r.xgroup_createconsumer(key, "g1", "dave")
     r.xtrim(key, minid="20", approximate=False)
     r.xdel(key, "300-0")
+    # Values in every listpack encoding: integers of each width, strings that only look like
+    # integers, empty and long strings.
+    values = ["-9223372036854775808", "9223372036854775807", "-4097", "4095", "127", "-1",
+              "8388607", "-8388609", "2147483648", "007", "-0", "1.5", "", "x" * 300, "y" * 5000]
+    for i in range(331, 400):
+        r.xadd(key, {"v": values[i % len(values)], values[(i + 3) % len(values)]: i},
+               id="%d-0" % i)
 
 
 def stream_state(r, key):
@@ -156,6 +163,10 @@ def stream_interop(t, srv):
     """A stream DUMPed on redis-server RESTOREs here as it was, and the reverse."""
     with Server("redis") as ref:
         here, there = bclient(srv), bclient(ref)
+        # redis-server checks every listpack of a payload it is given, entry by entry.
+        there.config_set("sanitize-dump-payload", "yes")
+        for r in (here, there):
+            r.config_set("stream-node-max-entries", 37)
         fill_stream(here, "s")
         fill_stream(there, "s")
         want, mine = stream_state(there, "s"), stream_state(here, "s")
