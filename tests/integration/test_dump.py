@@ -12,8 +12,8 @@
 - Inventory items (HotKV only) move between two HotKV servers with their holds, records and
   sold counts, and a restored hold still expires at its deadline; redis-server refuses the
   payload as bad data.
-- A kill -9 with appendfsync always keeps restored values (a stream with its groups too)
-  and their TTLs.
+- A kill -9 with appendfsync always keeps restored values (a stream with its groups and an
+  inventory item too) and their TTLs.
 - Redis's errors: bad payloads, checksums, syntax, TTL/IDLETIME/FREQ ranges.
 
 Every loop is bounded by a count and a deadline.
@@ -345,8 +345,8 @@ def keys_on_every_shard(t, srv):
 
 @case
 def kill9_keeps_restored(t, srv):
-    """appendfsync always, kill -9: restored values (a stream with its groups too) and their
-    TTLs come back."""
+    """appendfsync always, kill -9: restored values (a stream with its groups, an inventory
+    item) and their TTLs come back."""
     d = tempfile.mkdtemp(prefix="hotkv-dump-")
     args = ["--appendonly", "yes", "--appendfsync", "always", "--dir", d]
     try:
@@ -361,6 +361,14 @@ def kill9_keeps_restored(t, srv):
             fill_stream(r, "p:stream")
             r.restore("p:stream:r", 100000, r.dump("p:stream"))
             stream_before = stream_state(r, "p:stream:r")
+            if t.is_hotkv:
+                r.execute_command("INV.CREATE", "p:inv", 10, "MAXPEROWNER", 4)
+                r.execute_command("INV.RESERVE", "p:inv", "h1", 3, 300000, "OWNER", "ann")
+                r.execute_command("INV.RESERVE", "p:inv", "h2", 2, 300000, "OWNER", "bob")
+                r.execute_command("INV.COMMIT", "p:inv", "h2")
+                r.restore("p:inv:r", 0, r.dump("p:inv"))
+                inv_before = (inv_map(r, "INV.GET", "p:inv:r"),
+                              inv_map(r, "INV.HOLD", "p:inv:r", "h1"))
             os.kill(s.pid(), signal.SIGKILL)
             s.wait(timeout=10)
         finally:
@@ -373,6 +381,13 @@ def kill9_keeps_restored(t, srv):
                 assert 0 < r.pttl(k + ":r") <= 100000, k
             assert stream_state(r, "p:stream:r") == stream_before
             assert 0 < r.pttl("p:stream:r") <= 100000
+            if t.is_hotkv:
+                inv_after = (inv_map(r, "INV.GET", "p:inv:r"),
+                             inv_map(r, "INV.HOLD", "p:inv:r", "h1"))
+                assert inv_after[0] == inv_before[0], inv_after
+                for f in (b"state", b"qty", b"owner", b"created_at", b"expires_at"):
+                    assert inv_after[1][f] == inv_before[1][f], f
+                assert r.execute_command("INV.AUDIT", "p:inv:r") == []
         finally:
             s2.stop()
     finally:
