@@ -12,8 +12,8 @@
 - Inventory items (HotKV only) move between two HotKV servers with their holds, records and
   sold counts, and a restored hold still expires at its deadline; redis-server refuses the
   payload as bad data.
-- A kill -9 with appendfsync always keeps restored values (a stream with its groups too)
-  and their TTLs.
+- A kill -9 with appendfsync always keeps restored values (a stream with its groups and an
+  inventory item too) and their TTLs.
 - Redis's errors: bad payloads, checksums, syntax, TTL/IDLETIME/FREQ ranges.
 
 Every loop is bounded by a count and a deadline.
@@ -116,6 +116,13 @@ def fill_stream(r, key):
     r.xgroup_createconsumer(key, "g1", "dave")
     r.xtrim(key, minid="20", approximate=False)
     r.xdel(key, "300-0")
+    # Values in every listpack encoding: integers of each width, strings that only look like
+    # integers, empty and long strings.
+    values = ["-9223372036854775808", "9223372036854775807", "-4097", "4095", "127", "-1",
+              "8388607", "-8388609", "2147483648", "007", "-0", "1.5", "", "x" * 300, "y" * 5000]
+    for i in range(331, 400):
+        r.xadd(key, {"v": values[i % len(values)], values[(i + 3) % len(values)]: i},
+               id="%d-0" % i)
 
 
 def stream_state(r, key):
@@ -156,6 +163,10 @@ def stream_interop(t, srv):
     """A stream DUMPed on redis-server RESTOREs here as it was, and the reverse."""
     with Server("redis") as ref:
         here, there = bclient(srv), bclient(ref)
+        # redis-server checks every listpack of a payload it is given, entry by entry.
+        there.config_set("sanitize-dump-payload", "yes")
+        for r in (here, there):
+            r.config_set("stream-node-max-entries", 37)
         fill_stream(here, "s")
         fill_stream(there, "s")
         want, mine = stream_state(there, "s"), stream_state(here, "s")
@@ -334,8 +345,8 @@ def keys_on_every_shard(t, srv):
 
 @case
 def kill9_keeps_restored(t, srv):
-    """appendfsync always, kill -9: restored values (a stream with its groups too) and their
-    TTLs come back."""
+    """appendfsync always, kill -9: restored values (a stream with its groups, an inventory
+    item) and their TTLs come back."""
     d = tempfile.mkdtemp(prefix="hotkv-dump-")
     args = ["--appendonly", "yes", "--appendfsync", "always", "--dir", d]
     try:
@@ -350,6 +361,14 @@ def kill9_keeps_restored(t, srv):
             fill_stream(r, "p:stream")
             r.restore("p:stream:r", 100000, r.dump("p:stream"))
             stream_before = stream_state(r, "p:stream:r")
+            if t.is_hotkv:
+                r.execute_command("INV.CREATE", "p:inv", 10, "MAXPEROWNER", 4)
+                r.execute_command("INV.RESERVE", "p:inv", "h1", 3, 300000, "OWNER", "ann")
+                r.execute_command("INV.RESERVE", "p:inv", "h2", 2, 300000, "OWNER", "bob")
+                r.execute_command("INV.COMMIT", "p:inv", "h2")
+                r.restore("p:inv:r", 0, r.dump("p:inv"))
+                inv_before = (inv_map(r, "INV.GET", "p:inv:r"),
+                              inv_map(r, "INV.HOLD", "p:inv:r", "h1"))
             os.kill(s.pid(), signal.SIGKILL)
             s.wait(timeout=10)
         finally:
@@ -362,6 +381,13 @@ def kill9_keeps_restored(t, srv):
                 assert 0 < r.pttl(k + ":r") <= 100000, k
             assert stream_state(r, "p:stream:r") == stream_before
             assert 0 < r.pttl("p:stream:r") <= 100000
+            if t.is_hotkv:
+                inv_after = (inv_map(r, "INV.GET", "p:inv:r"),
+                             inv_map(r, "INV.HOLD", "p:inv:r", "h1"))
+                assert inv_after[0] == inv_before[0], inv_after
+                for f in (b"state", b"qty", b"owner", b"created_at", b"expires_at"):
+                    assert inv_after[1][f] == inv_before[1][f], f
+                assert r.execute_command("INV.AUDIT", "p:inv:r") == []
         finally:
             s2.stop()
     finally:
