@@ -55,13 +55,11 @@ void signal_every_waited_key(Engine& engine, Shard& shard, bool multi_shard) {
   }
 }
 
-void signal_key_written(CommandContext& ctx, std::string_view key) {
-  Engine& engine = ctx.engine;
+void signal_key_written(Engine& engine, Shard& owner, uint32_t db, std::string_view key) {
   if (!engine.any_blocked()) {
     return;
   }
-  Shard& owner = ctx.multi_shard ? engine.shard(engine.shard_of(key)) : ctx.shard;
-  if (!owner.blocking().empty() && owner.blocking().signal(ctx.db_index, key)) {
+  if (!owner.blocking().empty() && owner.blocking().signal(db, key)) {
     schedule_serving(engine, owner);
   }
 }

@@ -84,8 +84,8 @@ void CommandContext::log_put(std::string_view key) {
 void CommandContext::notify(uint32_t type_flag, std::string_view event, std::string_view key) {
   engine.notify_keyspace_event(db_index, type_flag, event, key);
   Shard& owner = multi_shard ? engine.shard(engine.shard_of(key)) : shard;
-  owner.key_changes().fetch_add(1, std::memory_order_relaxed);
-  signal_key_written(*this, key);
+  owner.count_key_change();
+  signal_key_written(engine, owner, db_index, key);
 }
 
 bool CommandContext::logging(std::string_view key) {

@@ -22,10 +22,10 @@ struct CommandContext;
 // multi_shard: they are parked). Cheap when nobody is blocked.
 void signal_every_waited_key(Engine& engine, Shard& shard, bool multi_shard);
 
-// CommandContext::notify's part for blocked readers: marks `key` of the context's database
-// ready on its owning shard, so whoever waits on it is served next. Cheap when nobody is
-// blocked. Handlers call notify(), not this.
-void signal_key_written(CommandContext& ctx, std::string_view key);
+// CommandContext::notify's part for blocked readers: marks `key` of database `db` ready on
+// `owner`, the shard that holds it, so whoever waits on it is served next. Cheap when nobody
+// is blocked. Handlers call notify(), not this.
+void signal_key_written(Engine& engine, Shard& owner, uint32_t db, std::string_view key);
 
 // Owner thread of `shard`: re-runs the commands blocked on its ready keys.
 void serve_blocked(Engine& engine, Shard& shard);

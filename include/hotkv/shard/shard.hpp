@@ -77,8 +77,13 @@ class Shard {
   std::atomic<uint64_t>& cross_thread_messages() { return cross_thread_messages_; }
   std::atomic<uint64_t>& cross_thread_commands() { return cross_thread_commands_; }
   // Key changes made by commands on this shard (one per CommandContext::notify): Redis's dirty
-  // counter, INFO's rdb_changes_since_last_save. Written by whoever runs on the shard.
-  std::atomic<uint64_t>& key_changes() { return key_changes_; }
+  // counter, INFO's rdb_changes_since_last_save. Read from any thread.
+  const std::atomic<uint64_t>& key_changes() const { return key_changes_; }
+  // Only whoever may write this shard's keyspace counts (its owner, or a thread that parked
+  // it), so a load and a store suffice: no locked read-modify-write on every write command.
+  void count_key_change() {
+    key_changes_.store(key_changes_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
 
   // Owner thread. Completes once everything this shard's commands appended to the log so far
   // is written (and synced, with appendfsync always). Every connection that asks during one
