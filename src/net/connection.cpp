@@ -640,6 +640,12 @@ asio::awaitable<bool> Connection::process_input() {
     if (answered) {
       note_route(shard_);  // served here: no reason to move to the item's thread
     } else if ((spec->flags & kBlocking) != 0) {
+      // A job worker looping on BRPOP of one queue follows the queue like any other client
+      // follows its keys: served where the list lives, each pop and each wake stays on one
+      // thread instead of two hops and a cross-thread wake per entry.
+      if (route.kind == RouteKind::kRemote || route.kind == RouteKind::kLocal) {
+        note_route(route.kind == RouteKind::kRemote ? route.shard : shard_);
+      }
       out_ += co_await run_blocking(*spec, route);
       if (closing_) {
         co_return false;

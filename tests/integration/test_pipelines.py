@@ -9,6 +9,7 @@
 - Connections whose commands keep going to one other shard move to its thread (INFO
   connection_migrations, CLIENT LIST thread=), keep their session (id, name, RESP3, db), and
   stay reachable: CLIENT KILL, CLIENT UNBLOCK, blocking reads woken by a writer, MULTI/EXEC.
+  Job workers looping on BRPOP of one queue follow it the same way.
 - Consecutive pipelined commands over several shards (MSET) run in one rendezvous of the
   threads, and readers never see half of one.
 - redis-cli --pipe of random-key SETs loses nothing.
@@ -280,6 +281,58 @@ def a_moved_connection_is_still_killed_unblocked_and_woken(t, srv):
         assert other.call("CLIENT", "KILL", "ID", str(my_id)) == 1
         closed, _ = c.wait_closed(timeout=5)
         assert closed, "killed client still open"
+
+
+@case
+@hotkv_only("HotKV moves connections between threads")
+def job_workers_in_brpop_move_to_the_queues_thread(t, srv):
+    """10 workers loop on BRPOP of one queue, each woken by a push: after 20 pops apiece every
+    worker is served on the queue's thread, and every entry was popped exactly once."""
+    threads = threads_of(srv)
+    queue = "jobs:queue"
+    workers = [srv.raw() for _ in range(10)]
+    before = stats(srv)
+    popped = []
+    try:
+        with srv.raw() as producer:
+            n = 0
+            for _ in range(20):
+                for w in workers:
+                    w.send(encode_command("BRPOP", queue, "5"))
+                # All ten are blocked before the first push, so each pop is a wake.
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:
+                    if "blocked_clients:10" in producer.call("INFO", "clients"):
+                        break
+                    time.sleep(0.002)
+                for _ in workers:
+                    producer.call("LPUSH", queue, "job-%d" % n)
+                    n += 1
+                for w in workers:
+                    reply = w.read_reply()
+                    assert reply is not None and reply[0] == queue, reply
+                    popped.append(reply[1])
+            # A move happens between requests: one more plain round lets the last ones go.
+            for w in workers:
+                producer.call("LPUSH", queue, "job-%d" % n)
+                n += 1
+                reply = w.call("BRPOP", queue, "5")
+                popped.append(reply[1])
+            assert sorted(popped) == sorted("job-%d" % i for i in range(n)), "lost or doubled"
+            assert producer.call("LLEN", queue) == 0
+        home = owner(queue, threads)
+        for w in workers:
+            info = w.call("CLIENT", "INFO")
+            thread = int(dict(f.split("=", 1) for f in info.split() if "=" in f)["thread"])
+            assert thread == home, (thread, home, info)
+        moved = int(stats(srv)["connection_migrations"]) - int(before["connection_migrations"])
+        if threads == 1:
+            assert moved == 0, moved
+        else:
+            assert moved >= 10 // threads, moved
+    finally:
+        for w in workers:
+            w.close()
 
 
 @case
