@@ -5,8 +5,9 @@
   all; every job's result is stored and every job is finished.
 - Celery (Debian's python3-celery, kombu's Redis transport) with the server as broker and
   result backend: a real worker process runs 1,000 tasks and every result comes back.
-- Durability: with appendfsync always, jobs RQ acknowledged as enqueued survive a kill -9 of
-  the server, and a worker started after the restart runs every one of them.
+- Durability: with appendfsync always, jobs RQ acknowledged as enqueued and tasks Celery
+  acknowledged as sent survive a kill -9 of the server, and a worker started after the restart
+  runs every one of them (Celery's results come back from the restarted server).
 
 Each worker is a separate process with a deadline; every loop is bounded.
 
@@ -113,40 +114,114 @@ def rq_worker_runs_every_job(t, srv):
             sys.path.remove(d)
 
 
+def celery_env(directory, port):
+    env = rq_env(directory)
+    env["SHOP_BROKER"] = "redis://127.0.0.1:%d/0" % port
+    return env
+
+
+class CeleryWorker:
+    """A real `celery worker` process (thread pool of 8) for the tasks module in `directory`."""
+
+    def __init__(self, directory, env):
+        self.proc = subprocess.Popen(
+            [PYTHON, "-m", "celery", "-A", "shop_tasks", "worker", "--pool", "threads",
+             "--concurrency", "8", "--loglevel", "WARNING", "--without-gossip",
+             "--without-mingle", "--without-heartbeat"],
+            env=env, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def celery_client(directory, env, body):
+    """Runs `body` in a separate interpreter with the tasks module imported; returns its
+    exit code and output."""
+    code = "import sys, time\nsys.path.insert(0, %r)\nimport shop_tasks\n" % directory + body
+    return run_worker([PYTHON, "-c", code], env)
+
+
+def celery_send(count, first):
+    """Client code: sends `count` tasks from order `first` and prints their ids, one a line,
+    each only once send_task has returned (the broker acknowledged the push)."""
+    return textwrap.dedent("""\
+        for i in range(%d, %d):
+            print("id", shop_tasks.app.send_task("shop.ship", args=(i,)).id, flush=True)
+        """) % (first, first + count)
+
+
+def celery_collect(ids, first):
+    """Client code: polls every task's stored result (GET of its meta key) and checks it.
+    Polling, not AsyncResult.get: a result object made after the worker may already have run
+    the task can subscribe to its channel just after the result was published, and wait for
+    a message that never comes (a race in the client, on any server)."""
+    return textwrap.dedent("""\
+        ids = %r
+        deadline = time.monotonic() + %d
+        got = []
+        for i in ids:
+            r = shop_tasks.app.AsyncResult(i)
+            while not r.ready() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            got.append(r.result)
+        assert got == ["shipped-%%d" %% (%d + n) for n in range(len(ids))], got[:5]
+        print("celery ok", len(got))
+        """) % (ids, WORKER_DEADLINE_S, first)
+
+
 @case
 def celery_worker_runs_every_task(t, srv):
     """Celery with the server as broker and backend: 1,000 tasks, every result back."""
     with tempfile.TemporaryDirectory() as d:
         tasks_module(d)
-        env = rq_env(d)
-        env["SHOP_BROKER"] = "redis://127.0.0.1:%d/0" % srv.port
-        worker = subprocess.Popen(
-            [PYTHON, "-m", "celery", "-A", "shop_tasks", "worker", "--pool", "threads",
-             "--concurrency", "8", "--loglevel", "WARNING", "--without-gossip",
-             "--without-mingle", "--without-heartbeat"],
-            env=env, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            code = textwrap.dedent("""\
-                import sys, time
-                sys.path.insert(0, %r)
-                import shop_tasks
+        env = celery_env(d, srv.port)
+        with CeleryWorker(d, env):
+            # send_task subscribes to each result's channel as it sends, so get() cannot miss it.
+            rc, out = celery_client(d, env, textwrap.dedent("""\
                 results = [shop_tasks.app.send_task("shop.ship", args=(i,)) for i in range(%d)]
                 deadline = time.monotonic() + %d
-                got = []
-                for r in results:
-                    got.append(r.get(timeout=max(1, deadline - time.monotonic())))
+                got = [r.get(timeout=max(1, deadline - time.monotonic())) for r in results]
                 assert got == ["shipped-%%d" %% i for i in range(%d)], got[:5]
                 print("celery ok", len(got))
-                """) % (d, JOBS, WORKER_DEADLINE_S, JOBS)
-            rc, out = run_worker([PYTHON, "-c", code], env)
+                """) % (JOBS, WORKER_DEADLINE_S, JOBS))
             assert rc == 0 and "celery ok %d" % JOBS in out, out[-3000:]
+
+
+@case
+def celery_tasks_survive_kill9(t, srv):
+    """appendfsync always: tasks Celery acknowledged as sent run after a kill -9 of the
+    broker and a restart, and their results come back from the restarted server."""
+    data = tempfile.mkdtemp(prefix="hotkv-celery-")
+    args = ["--appendonly", "yes", "--appendfsync", "always", "--dir", data]
+    first = 7000
+    with tempfile.TemporaryDirectory() as d:
+        tasks_module(d)
+        s = t.server(extra_args=args, expect_exit=None).start()
+        try:
+            rc, out = celery_client(d, celery_env(d, s.port), celery_send(300, first))
+            assert rc == 0, out[-3000:]
+            ids = [line.split()[1] for line in out.splitlines() if line.startswith("id ")]
+            assert len(ids) == 300, out[-3000:]
+            os.kill(s.pid(), signal.SIGKILL)
+            s.wait(timeout=10)
         finally:
-            worker.send_signal(signal.SIGTERM)
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+            s.cleanup()
+        s2 = t.server(extra_args=args).start()
+        try:
+            env = celery_env(d, s2.port)
+            with CeleryWorker(d, env):
+                rc, out = celery_client(d, env, celery_collect(ids, first))
+                assert rc == 0 and "celery ok 300" in out, out[-3000:]
+        finally:
+            s2.stop()
 
 
 @case
