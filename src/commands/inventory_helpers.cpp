@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_inventory.hpp"
 #include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -50,7 +52,7 @@ bool ttl_arg_or_reply(CommandContext& ctx, size_t i, int64_t& ttl_ms) {
     return false;
   }
   if (!expire_deadline(ttl_ms, ExpireUnit::kMillisRelative, ctx.now_ms, at)) {
-    ctx.error(fmt_invalid_expire(ctx));
+    ctx.error(err::invalid_expire(ctx.arg(0)));
     return false;
   }
   return true;
@@ -82,7 +84,7 @@ std::string_view parse_reserve_args(std::span<const std::string_view> argv, int6
   }
   int64_t at = 0;
   if (!expire_deadline(*ttl, ExpireUnit::kMillisRelative, now_ms, at)) {
-    return "ERR invalid expire time in 'inv.reserve' command";
+    return err::kReserveInvalidExpire;
   }
   out.qty = *qty;
   out.ttl_ms = *ttl;
@@ -91,14 +93,14 @@ std::string_view parse_reserve_args(std::span<const std::string_view> argv, int6
     if (strcasecmp_view(argv[i], "OWNER") && i + 1 < argv.size()) {
       out.owner = argv[++i];
       if (out.owner.empty()) {
-        return "ERR OWNER must not be empty";
+        return err::kOwnerEmpty;
       }
     } else {
       return err::kSyntax;
     }
   }
   if (argv[2].empty()) {
-    return "ERR hold id must not be empty";
+    return err::kHoldIdEmpty;
   }
   return {};
 }
@@ -137,7 +139,7 @@ std::string settled_error(std::string_view id, HoldState state) {
     case HoldState::kHeld:
       break;
   }
-  return "ERR " + hold + " is held";
+  return err::hold_is_held(hold);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "hotkv/commands/errors_inventory.hpp"
 #include "hotkv/types/inventory.hpp"
 
 namespace hotkv {
@@ -18,13 +19,6 @@ namespace hotkv {
 struct CommandContext;
 class Engine;
 class Shard;
-
-namespace err {
-
-inline constexpr const char* kBusyKey = "BUSYKEY Target key name already exists.";
-inline constexpr const char* kQtyPositive = "ERR quantity must be a positive integer";
-
-}  // namespace err
 
 // Looks up key for an inventory command (`read` counts a keyspace hit or miss). Replies
 // WRONGTYPE and returns false if the key holds another type; otherwise `out` is the item, or
