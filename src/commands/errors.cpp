@@ -251,6 +251,45 @@ std::string item_twice_in_cart(std::string_view key) {
   return text("ERR item '", clip(key), "' appears twice in the cart");
 }
 
-std::string hold_is_held(std::string_view hold) { return text("ERR ", hold, " is held"); }
+std::string hold_is_held(std::string_view id) {
+  return text("ERR hold '", clip(id), "' is held");
+}
+
+std::string hold_committed(std::string_view id) {
+  return text("COMMITTED hold '", clip(id), "' was already committed");
+}
+
+std::string hold_released(std::string_view id) {
+  return text("RELEASED hold '", clip(id), "' was already released");
+}
+
+std::string hold_expired(std::string_view id) {
+  return text("EXPIRED hold '", clip(id), "' expired before this call");
+}
+
+std::string soldout(std::string_view key, int64_t available, int64_t qty) {
+  return text("SOLDOUT not enough stock for '", clip(key), "': ", std::to_string(available),
+              " available, ", std::to_string(qty), " requested");
+}
+
+std::string hold_exists(std::string_view key, std::string_view id, std::string_view state) {
+  return text("HOLDEXISTS hold '", clip(id), "' of '", clip(key), "' already exists (", state,
+              ")");
+}
+
+std::string no_hold(std::string_view key, std::string_view id) {
+  return text("NOHOLD no hold '", clip(id), "' for '", clip(key), "'");
+}
+
+std::string owner_limit(std::string_view key, std::string_view owner, int64_t held,
+                        int64_t bought, int64_t qty, int64_t limit) {
+  std::string has = "holds " + std::to_string(held);
+  if (bought > 0) {
+    has += " and bought " + std::to_string(bought);
+  }
+  return text("OWNERLIMIT owner '", clip(owner), "' ", has, " of '", clip(key),
+              "' and asked for ", std::to_string(qty), " more; the limit is ",
+              std::to_string(limit));
+}
 
 }  // namespace hotkv::err

@@ -26,12 +26,7 @@ namespace {
 
 std::string owner_limit_error(std::string_view key, std::string_view owner, int64_t held,
                               int64_t bought, int64_t qty, int64_t limit) {
-  std::string has = "holds " + std::to_string(held);
-  if (bought > 0) {
-    has += " and bought " + std::to_string(bought);
-  }
-  return "OWNERLIMIT owner '" + clip_arg(owner) + "' " + has + " of '" + clip_arg(key) +
-         "' and asked for " + std::to_string(qty) + " more; the limit is " + std::to_string(limit);
+  return err::owner_limit(key, owner, held, bought, qty, limit);
 }
 
 // Replies the error for a reserve that check_reserve refused (and counts it for INFO).

@@ -35,6 +35,21 @@ std::string must_be_positive(std::string_view what);
 std::string events_stream_slot(std::string_view events, std::string_view key);
 std::string restock_below_settled(int64_t total, int64_t held_and_sold);
 std::string item_twice_in_cart(std::string_view key);
-std::string hold_is_held(std::string_view hold);
+// A hold's state, one code each: "ERR hold '<id>' is held", "COMMITTED hold '<id>' was already
+// committed", "RELEASED ...", "EXPIRED ...".
+std::string hold_is_held(std::string_view id);
+std::string hold_committed(std::string_view id);
+std::string hold_released(std::string_view id);
+std::string hold_expired(std::string_view id);
+// "SOLDOUT not enough stock for '<key>': <available> available, <qty> requested".
+std::string soldout(std::string_view key, int64_t available, int64_t qty);
+// "HOLDEXISTS hold '<id>' of '<key>' already exists (<state>)".
+std::string hold_exists(std::string_view key, std::string_view id, std::string_view state);
+// "NOHOLD no hold '<id>' for '<key>'".
+std::string no_hold(std::string_view key, std::string_view id);
+// "OWNERLIMIT owner '<owner>' holds <n> [and bought <m>] of '<key>' and asked for <qty> more;
+// the limit is <limit>".
+std::string owner_limit(std::string_view key, std::string_view owner, int64_t held,
+                        int64_t bought, int64_t qty, int64_t limit);
 
 }  // namespace hotkv::err

@@ -54,7 +54,6 @@ std::string hold_exists_error(std::string_view key, std::string_view id, HoldSta
 std::string no_hold_error(std::string_view key, std::string_view id);
 // -COMMITTED, -RELEASED or -EXPIRED for a settled hold.
 std::string settled_error(std::string_view id, HoldState state);
-std::string clip_arg(std::string_view s);
 std::string soldout_error(std::string_view key, int64_t available, int64_t qty);
 
 // After the item's shard answered SOLDOUT for key: gives the item a SoldOutBeacon, if it has
