@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"

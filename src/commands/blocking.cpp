@@ -13,6 +13,7 @@
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/resp/writer.hpp"

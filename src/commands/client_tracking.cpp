@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -26,7 +27,7 @@ void client_tracking(CommandContext& ctx) {
     if (strcasecmp_view(opt, "REDIRECT") && more) {
       ++j;
       if (redirect != 0) {
-        ctx.error("ERR A client can only redirect to a single other client");
+        ctx.error(err::kTrackingOneRedirect);
         return;
       }
       int64_t id = 0;
@@ -35,7 +36,7 @@ void client_tracking(CommandContext& ctx) {
       }
       // The target must exist now, though it may go away later (then tracking-redir-broken).
       if (id <= 0 || !ctx.engine.clients().find(static_cast<uint64_t>(id))) {
-        ctx.error("ERR The client ID you want redirect to does not exist");
+        ctx.error(err::kTrackingNoRedirectClient);
         return;
       }
       redirect = static_cast<uint64_t>(id);
@@ -67,34 +68,29 @@ void client_tracking(CommandContext& ctx) {
   bool on = (now & kTrackingOn) != 0;
   bool bcast = (options & kTrackingBcast) != 0;
   if (!bcast && !prefixes.empty()) {
-    ctx.error("ERR PREFIX option requires BCAST mode to be enabled");
+    ctx.error(err::kTrackingPrefixNeedsBcast);
     return;
   }
   if (on && ((now & kTrackingBcast) != 0) != bcast) {
-    ctx.error(
-        "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and "
-        "then re-enabling it with a different mode.");
+    ctx.error(err::kTrackingBcastSwitch);
     return;
   }
   if (bcast && (options & (kTrackingOptin | kTrackingOptout)) != 0) {
-    ctx.error("ERR OPTIN and OPTOUT are not compatible with BCAST");
+    ctx.error(err::kTrackingOptInOutBcast);
     return;
   }
   if ((options & kTrackingOptin) != 0 && (options & kTrackingOptout) != 0) {
-    ctx.error("ERR You can't specify both OPTIN mode and OPTOUT mode");
+    ctx.error(err::kTrackingOptInAndOut);
     return;
   }
   if (on && (((options & kTrackingOptin) != 0 && (now & kTrackingOptout) != 0) ||
              ((options & kTrackingOptout) != 0 && (now & kTrackingOptin) != 0))) {
-    ctx.error(
-        "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and "
-        "then re-enabling it with a different mode.");
+    ctx.error(err::kTrackingOptSwitch);
     return;
   }
   if (bcast) {
-    std::string collision = ctx.engine.tracking().prefix_collision(s.info->id, prefixes);
-    if (!collision.empty()) {
-      ctx.error(collision);
+    if (Status st = ctx.engine.tracking().check_prefixes(s.info->id, prefixes); !st.is_ok()) {
+      ctx.error(err::from_status(st));
       return;
     }
     if (prefixes.empty()) {
@@ -110,19 +106,17 @@ void client_caching(CommandContext& ctx) {
   ClientSession& s = *ctx.session;
   uint32_t flags = s.info->tracking.load(std::memory_order_relaxed);
   if ((flags & kTrackingOn) == 0) {
-    ctx.error(
-        "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN "
-        "or OPTOUT mode enabled");
+    ctx.error(err::kCachingNeedsTracking);
     return;
   }
   if (strcasecmp_view(ctx.arg(2), "YES")) {
     if ((flags & kTrackingOptin) == 0) {
-      ctx.error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
+      ctx.error(err::kCachingYesNeedsOptIn);
       return;
     }
   } else if (strcasecmp_view(ctx.arg(2), "NO")) {
     if ((flags & kTrackingOptout) == 0) {
-      ctx.error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+      ctx.error(err::kCachingNoNeedsOptOut);
       return;
     }
   } else {

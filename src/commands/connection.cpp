@@ -4,6 +4,8 @@
 
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -96,7 +98,7 @@ void cmd_hello(CommandContext& ctx) {
   if (ctx.argc() >= 2) {
     auto v = parse_int64(ctx.arg(1));
     if (!v) {
-      ctx.error("ERR Protocol version is not an integer or out of range");
+      ctx.error(err::kProtoNotInteger);
       return;
     }
     if (*v < 2 || *v > 3) {
@@ -123,7 +125,7 @@ void cmd_hello(CommandContext& ctx) {
       has_name = true;
       ++i;
     } else {
-      ctx.error("ERR Syntax error in HELLO option '" + std::string(ctx.arg(i)) + "'");
+      ctx.error(err::hello_option(ctx.arg(i)));
       return;
     }
   }
@@ -132,14 +134,11 @@ void cmd_hello(CommandContext& ctx) {
     return;
   }
   if (!has_auth && !ctx.session->authenticated) {
-    ctx.error(
-        "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
-        "select the RESP protocol version at the same time");
+    ctx.error(err::kHelloNoAuth);
     return;
   }
   if (has_name && !valid_client_name(name)) {
-    ctx.error("ERR Client names cannot contain spaces, newlines or special characters.");
+    ctx.error(err::kClientNameChars);
     return;
   }
   if (has_auth) {
@@ -223,7 +222,7 @@ void client_list(CommandContext& ctx) {
       for (++i; i < ctx.argc(); ++i) {
         auto v = parse_int64(ctx.arg(i));
         if (!v || *v <= 0) {
-          ctx.error("ERR Invalid client ID");
+          ctx.error(err::kInvalidClientId);
           return;
         }
         ids.push_back(static_cast<uint64_t>(*v));
@@ -232,7 +231,7 @@ void client_list(CommandContext& ctx) {
       std::string_view t = ctx.arg(++i);
       if (!strcasecmp_view(t, "NORMAL") && !strcasecmp_view(t, "MASTER") &&
           !strcasecmp_view(t, "REPLICA") && !strcasecmp_view(t, "PUBSUB")) {
-        ctx.error("ERR Unknown client type '" + std::string(t) + "'");
+        ctx.error(err::unknown_client_type(t));
         return;
       }
       if (!strcasecmp_view(t, "NORMAL")) {
@@ -270,7 +269,7 @@ void client_unblock(CommandContext& ctx) {
     if (strcasecmp_view(ctx.arg(3), "ERROR")) {
       error = true;
     } else if (!strcasecmp_view(ctx.arg(3), "TIMEOUT")) {
-      ctx.error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      ctx.error(err::kUnblockReason);
       return;
     }
   }
@@ -309,7 +308,7 @@ void client_kill(CommandContext& ctx) {
       if (strcasecmp_view(opt, "ID")) {
         auto v = parse_int64(val);
         if (!v || *v <= 0) {
-          ctx.error("ERR client-id should be greater than 0");
+          ctx.error(err::kClientIdPositive);
           return;
         }
         id = static_cast<uint64_t>(*v);
@@ -338,7 +337,7 @@ void client_kill(CommandContext& ctx) {
       } else if (strcasecmp_view(opt, "TYPE")) {
         if (!strcasecmp_view(val, "NORMAL") && !strcasecmp_view(val, "MASTER") &&
             !strcasecmp_view(val, "REPLICA") && !strcasecmp_view(val, "PUBSUB")) {
-          ctx.error("ERR Unknown client type '" + std::string(val) + "'");
+          ctx.error(err::unknown_client_type(val));
           return;
         }
         if (!strcasecmp_view(val, "NORMAL")) {
@@ -384,7 +383,7 @@ void client_kill(CommandContext& ctx) {
   }
   if (old_form) {
     if (killed == 0) {
-      ctx.error("ERR No such client");
+      ctx.error(err::kNoSuchClient);
     } else {
       ctx.reply.ok();
     }
@@ -397,8 +396,7 @@ void cmd_client(CommandContext& ctx) {
   std::string_view sub = ctx.arg(1);
   ClientSession& s = *ctx.session;
   auto arity_error = [&] {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
-              "'. Try CLIENT HELP.");
+    ctx.error(err::subcommand_arity("client", sub));
   };
   if (client_tracking_subcommand(ctx)) {
     return;
@@ -407,7 +405,7 @@ void cmd_client(CommandContext& ctx) {
     ctx.reply.integer(static_cast<int64_t>(s.info->id));
   } else if (strcasecmp_view(sub, "SETNAME") && ctx.argc() == 3) {
     if (!valid_client_name(ctx.arg(2))) {
-      ctx.error("ERR Client names cannot contain spaces, newlines or special characters.");
+      ctx.error(err::kClientNameChars);
       return;
     }
     ctx.engine.clients().set_name(*s.info, std::string(ctx.arg(2)));
@@ -431,7 +429,7 @@ void cmd_client(CommandContext& ctx) {
     std::string attr(ctx.arg(2));
     std::string val(ctx.arg(3));
     if (!valid_client_name(val) && !val.empty()) {
-      ctx.error("ERR " + attr + " cannot contain spaces, newlines or special characters.");
+      ctx.error(err::client_attribute_chars(attr));
       return;
     }
     if (strcasecmp_view(attr, "LIB-NAME")) {
@@ -439,7 +437,7 @@ void cmd_client(CommandContext& ctx) {
     } else if (strcasecmp_view(attr, "LIB-VER")) {
       ctx.engine.clients().set_lib(*s.info, nullptr, &val);
     } else {
-      ctx.error("ERR Unrecognized option '" + attr + "'");
+      ctx.error(err::unrecognized_option(attr));
       return;
     }
     ctx.reply.ok();

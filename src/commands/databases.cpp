@@ -3,6 +3,9 @@
 // stays on its shard whatever its database, so MOVE never crosses threads, and the
 // whole-database commands run with every shard parked (kAllShards) like FLUSHALL always did.
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_server.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -97,8 +100,8 @@ void cmd_flushall(CommandContext& ctx) {
 void cmd_swapdb(CommandContext& ctx) {
   uint32_t a = 0;
   uint32_t b = 0;
-  if (!db_index_or_reply(ctx, 1, "ERR invalid first DB index", a) ||
-      !db_index_or_reply(ctx, 2, "ERR invalid second DB index", b)) {
+  if (!db_index_or_reply(ctx, 1, err::kFirstDbIndex, a) ||
+      !db_index_or_reply(ctx, 2, err::kSecondDbIndex, b)) {
     return;
   }
   if (a == b) {
@@ -133,7 +136,7 @@ void cmd_move(CommandContext& ctx) {
   }
   std::string_view key = ctx.arg(1);
   if (target == ctx.db_index) {
-    ctx.error("ERR source and destination objects are the same");
+    ctx.error(err::kSameObject);
     return;
   }
   Keyspace& src = ctx.db(key);

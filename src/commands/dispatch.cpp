@@ -7,6 +7,8 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/script_helpers.hpp"
@@ -20,9 +22,13 @@
 namespace hotkv {
 namespace {
 
-// Redis shows at most 128 bytes of a name or argument in "unknown command" errors.
-std::string clip(std::string_view s) {
-  return std::string(s.substr(0, std::min<size_t>(s.size(), 128)));
+bool is_subcommand(const CommandSpec& spec, std::string_view name) {
+  for (const std::string& sub : spec.subcommands) {
+    if (ascii_lower(name) == sub) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -151,7 +157,7 @@ void CommandContext::store_or_delete(std::string_view dst, Value value, bool emp
 }
 
 void CommandContext::wrong_arity() {
-  reply.error("ERR wrong number of arguments for '" + ascii_lower(argv[0]) + "' command");
+  reply.error(err::wrong_arity(argv[0]));
 }
 
 namespace {
@@ -201,12 +207,18 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
                                  ReplyWriter& reply) {
   const CommandSpec* spec = table.find(argv[0]);
   if (spec == nullptr) {
-    std::string msg = "ERR unknown command '";
-    msg.append(clip(argv[0])).append("', with args beginning with: ");
-    for (size_t i = 1; i < argv.size(); ++i) {
-      msg.append("'").append(clip(argv[i])).append("' ");
-    }
-    reply.error(msg);
+    reply.error(err::unknown_command(argv));
+    return nullptr;
+  }
+  // Redis 7 looks container subcommands up like commands: an unknown one is refused before
+  // anything else, whatever the arguments.
+  if (!spec->subcommands.empty() && argv.size() >= 2 && !is_subcommand(*spec, argv[1])) {
+    reply.error(err::unknown_subcommand(argv[0], argv[1]));
+    return nullptr;
+  }
+  int argc = static_cast<int>(argv.size());
+  if ((spec->arity > 0 && argc != spec->arity) || (spec->arity < 0 && argc < -spec->arity)) {
+    reply.error(err::wrong_arity(argv[0]));
     return nullptr;
   }
   if (!session.authenticated && (spec->flags & kNoAuth) == 0 &&
@@ -220,12 +232,7 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
     return nullptr;
   }
   if (engine.loading() && (spec->flags & kLoading) == 0) {
-    reply.error("LOADING HotKV is loading the dataset in memory");
-    return nullptr;
-  }
-  int argc = static_cast<int>(argv.size());
-  if ((spec->arity > 0 && argc != spec->arity) || (spec->arity < 0 && argc < -spec->arity)) {
-    reply.error("ERR wrong number of arguments for '" + ascii_lower(argv[0]) + "' command");
+    reply.error(err::kLoading);
     return nullptr;
   }
   if (session.resp == 2 && session.subscriptions() > 0 && !allowed_while_subscribed(argv[0])) {
@@ -234,7 +241,7 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
   }
   if ((spec->flags & kWrite) != 0) {
     if (int e = engine.persistence_errno()) {
-      reply.error(std::string("MISCONF Errors writing to the AOF file: ") + std::strerror(e));
+      reply.error(err::misconf_aof(e));
       return nullptr;
     }
   }
@@ -465,9 +472,13 @@ void count_command(const CommandSpec& spec, std::span<const std::string_view> ar
   KeyspaceStats::bump(shard.commands_processed());
   if (failed) {
     KeyspaceStats::bump(stat.failed);
-    engine.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
-    engine.errors().count(error);
+    count_error_reply(engine, error);
   }
+}
+
+void count_error_reply(Engine& engine, std::string_view error) {
+  engine.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
+  engine.errors().count(error);
 }
 
 }  // namespace hotkv

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/value_dump.hpp"
@@ -23,7 +25,7 @@ void cmd_dump(CommandContext& ctx) {
   }
   std::optional<std::string> payload = dump_value(*v, EncodingLimits::from(ctx.engine.config()));
   if (!payload) {
-    ctx.error("ERR DUMP is not supported for this value");
+    ctx.error(err::kDumpUnsupported);
     return;
   }
   ctx.reply.bulk(*payload);
@@ -50,7 +52,7 @@ void cmd_restore(CommandContext& ctx) {
         return;
       }
       if (n < 0) {
-        ctx.error("ERR Invalid IDLETIME value, must be >= 0");
+        ctx.error(err::kRestoreIdleTime);
         return;
       }
       idle_given = true;
@@ -60,7 +62,7 @@ void cmd_restore(CommandContext& ctx) {
         return;
       }
       if (n < 0 || n > 255) {
-        ctx.error("ERR Invalid FREQ value, must be >= 0 and <= 255");
+        ctx.error(err::kRestoreFreq);
         return;
       }
       freq_given = true;
@@ -73,7 +75,7 @@ void cmd_restore(CommandContext& ctx) {
   std::string_view key = ctx.arg(1);
   Keyspace& db = ctx.db(key);
   if (!replace && db.find(key, ctx.now_ms) != nullptr) {
-    ctx.error("BUSYKEY Target key name already exists.");
+    ctx.error(err::kBusyKey);
     return;
   }
   int64_t ttl = 0;
@@ -81,14 +83,14 @@ void cmd_restore(CommandContext& ctx) {
     return;
   }
   if (ttl < 0) {
-    ctx.error("ERR Invalid TTL value, must be >= 0");
+    ctx.error(err::kRestoreTtl);
     return;
   }
   RestoreError why = RestoreError::kNone;
   std::optional<Value> value = restore_value(ctx.arg(3), ctx.engine.config(), why);
   if (!value) {
-    ctx.error(why == RestoreError::kChecksum ? "ERR DUMP payload version or checksum are wrong"
-                                             : "ERR Bad data format");
+    ctx.error(why == RestoreError::kChecksum ? err::kDumpPayload
+                                             : err::kBadDataFormat);
     return;
   }
   const bool deleted = replace && db.find(key, ctx.now_ms) != nullptr && db.erase(key);

@@ -2,6 +2,8 @@
 // EXPIRETIME/PEXPIRETIME and PERSIST. Deadlines are absolute unix milliseconds; a deadline in
 // the past deletes the key at once, as in Redis.
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -30,7 +32,7 @@ void expire_generic(CommandContext& ctx, bool seconds, bool absolute) {
     } else if (strcasecmp_view(a, "LT")) {
       lt = true;
     } else {
-      ctx.error("ERR Unsupported option " + std::string(a));
+      ctx.error(err::unsupported_option(a));
       return;
     }
   }
@@ -39,19 +41,19 @@ void expire_generic(CommandContext& ctx, bool seconds, bool absolute) {
     return;
   }
   if (gt && lt) {
-    ctx.error("ERR GT and LT options at the same time are not compatible");
+    ctx.error(err::kGtAndLt);
     return;
   }
   if (seconds) {
     if (when > INT64_MAX / 1000 || when < INT64_MIN / 1000) {
-      ctx.error(fmt_invalid_expire(ctx));
+      ctx.error(err::invalid_expire(ctx.arg(0)));
       return;
     }
     when *= 1000;
   }
   if (!absolute) {
     if (when > INT64_MAX - ctx.now_ms) {
-      ctx.error(fmt_invalid_expire(ctx));
+      ctx.error(err::invalid_expire(ctx.arg(0)));
       return;
     }
     when += ctx.now_ms;

@@ -8,6 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_scripting.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -24,23 +27,24 @@ namespace hotkv {
 namespace {
 
 void run_fcall(CommandContext& ctx, bool read_only) {
+  // Redis looks the function up before it reads numkeys.
+  ScriptStore& store = ctx.engine.scripts();
+  const LibraryFunction* fn = nullptr;
+  auto lib = store.find_function(ctx.arg(1), &fn);
+  if (!lib) {
+    ctx.error(err::kFunctionNotFound);
+    return;
+  }
   size_t n = 0;
   if (!parse_int64(ctx.arg(2))) {
-    ctx.error("ERR Bad number of keys provided");  // FCALL's text for it, not EVAL's
+    ctx.error(err::kFcallBadNumkeys);  // FCALL's text for it, not EVAL's
     return;
   }
   if (!parse_numkeys_or_reply(ctx, n)) {
     return;
   }
-  ScriptStore& store = ctx.engine.scripts();
-  const LibraryFunction* fn = nullptr;
-  auto lib = store.find_function(ctx.arg(1), &fn);
-  if (!lib) {
-    ctx.error("ERR Function not found");
-    return;
-  }
   if (read_only && !fn->no_writes) {
-    ctx.error("ERR Can not execute a script with write flag using *_ro command.");
+    ctx.error(err::kWriteFunctionReadOnly);
     return;
   }
   auto keys = ctx.argv.subspan(3, n);
@@ -100,7 +104,7 @@ void function_load(CommandContext& ctx) {
   size_t code_at = ctx.argc() - 1;  // the code comes last, after the options
   for (size_t i = 2; i < code_at; ++i) {
     if (!strcasecmp_view(ctx.arg(i), "REPLACE")) {
-      ctx.error("ERR Unknown option given: " + std::string(ctx.arg(i)));
+      ctx.error(err::function_option(ctx.arg(i)));
       return;
     }
     replace = true;
@@ -138,7 +142,6 @@ void function_dump(CommandContext& ctx) {
 
 // FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]: all the payload's libraries or none.
 void function_restore(CommandContext& ctx) {
-  constexpr std::string_view kBadPayload = "ERR payload version or checksum are wrong";
   using Policy = ScriptStore::RestorePolicy;
   Policy policy = Policy::kAppend;
   if (ctx.argc() == 4) {
@@ -147,13 +150,13 @@ void function_restore(CommandContext& ctx) {
     } else if (strcasecmp_view(ctx.arg(3), "REPLACE")) {
       policy = Policy::kReplace;
     } else if (!strcasecmp_view(ctx.arg(3), "APPEND")) {
-      ctx.error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+      ctx.error(err::kRestorePolicy);
       return;
     }
   }
   std::string_view body;
   if (!rdb_open_payload(ctx.arg(2), body)) {
-    ctx.error(kBadPayload);
+    ctx.error(err::kDumpPayload);  // Redis's DUMP text for a bad envelope
     return;
   }
   RdbReader reader(body);
@@ -164,11 +167,11 @@ void function_restore(CommandContext& ctx) {
     uint8_t opcode = 0;
     std::string code;
     if (!reader.read_byte(opcode) || opcode != kRdbOpcodeFunction) {
-      ctx.error("ERR given type is not a function");
+      ctx.error(err::kNotAFunction);
       return;
     }
     if (!reader.read_string(code)) {
-      ctx.error(kBadPayload);
+      ctx.error(err::kFunctionPayload);
       return;
     }
     auto lib = parse_library(code, error);
@@ -196,13 +199,13 @@ void function_list(CommandContext& ctx) {
       with_code = true;
     } else if (strcasecmp_view(ctx.arg(i), "LIBRARYNAME") && !with_pattern) {
       if (i + 1 >= ctx.argc()) {
-        ctx.error("ERR library name argument was not given");
+        ctx.error(err::kLibraryNameMissing);
         return;
       }
       with_pattern = true;
       pattern = ctx.arg(++i);
     } else {
-      ctx.error("ERR Unknown argument " + std::string(ctx.arg(i).substr(0, 128)));
+      ctx.error(err::function_argument(ctx.arg(i)));
       return;
     }
   }
@@ -251,7 +254,7 @@ void cmd_function(CommandContext& ctx) {
     function_load(ctx);
   } else if (sub == "delete" && ctx.argc() == 3) {
     if (!store.delete_library(ctx.arg(2))) {
-      ctx.error("ERR Library not found");
+      ctx.error(err::kLibraryNotFound);
       return;
     }
     save_or_warn(ctx);
@@ -259,7 +262,7 @@ void cmd_function(CommandContext& ctx) {
   } else if (sub == "flush" && ctx.argc() <= 3) {
     if (ctx.argc() == 3 && !strcasecmp_view(ctx.arg(2), "SYNC") &&
         !strcasecmp_view(ctx.arg(2), "ASYNC")) {
-      ctx.error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+      ctx.error(err::kFunctionFlushOption);
       return;
     }
     store.flush_libraries();
@@ -307,8 +310,7 @@ void cmd_function(CommandContext& ctx) {
       ctx.reply.simple(l);
     }
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" +
-              std::string(ctx.arg(1).substr(0, 128)) + "'. Try FUNCTION HELP.");
+    ctx.error(err::subcommand_syntax("FUNCTION", ctx.arg(1)));
   }
 }
 

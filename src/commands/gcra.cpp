@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_inventory.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -19,20 +21,6 @@
 namespace hotkv {
 
 namespace {
-
-// The family's own error texts (Redis has no such commands; CL.THROTTLE's zero-rate text is
-// redis-cell's).
-constexpr const char* kErrPeriod = "ERR period_ms must be a positive integer";
-constexpr const char* kErrCount = "ERR count must be a positive integer";
-constexpr const char* kErrBurst = "ERR BURST must be zero or a positive integer";
-constexpr const char* kErrCost = "ERR COST must be zero or a positive integer";
-constexpr const char* kErrRateTooHigh =
-    "ERR count is too high for period_ms: at most one request per nanosecond";
-constexpr const char* kErrOverflow =
-    "ERR rate limit arithmetic would overflow: period, count, burst or cost too large";
-constexpr const char* kErrZeroRate = "ERR zero rates are not supported";
-constexpr const char* kErrNotTat =
-    "ERR key holds a string that is not a rate limiter state (an integer TAT)";
 
 // The keyspace event (class $, strings) published when a request changed a limiter: a new TAT
 // and a new deadline. Denied requests and COST 0 peeks change nothing and publish nothing.
@@ -53,7 +41,7 @@ bool make_limit_or_reply(CommandContext& ctx, int64_t period, int64_t unit_ns, i
     case gcra::Error::kOverflow:
       break;
   }
-  ctx.error(kErrOverflow);
+  ctx.error(err::kRateOverflow);
   return false;
 }
 
@@ -77,19 +65,19 @@ bool apply_or_reply(CommandContext& ctx, const gcra::Limit& limit, int64_t cost,
       // Not silently reset: a key that was SET to something else is a bug worth seeing.
       tat = parse_int64(v->str(ctx.scratch));
       if (!tat) {
-        ctx.error(kErrNotTat);
+        ctx.error(err::kNotRateLimiter);
         return false;
       }
     }
   }
   if (ctx.now_ms > INT64_MAX / gcra::kNanosPerMilli ||
       ctx.now_ms < INT64_MIN / gcra::kNanosPerMilli) {
-    ctx.error(kErrOverflow);
+    ctx.error(err::kRateOverflow);
     return false;
   }
   // Callers have validated cost, so the only possible error left is an overflow.
   if (gcra::decide(limit, tat, ctx.now_ms * gcra::kNanosPerMilli, cost, d) != gcra::Error::kNone) {
-    ctx.error(kErrOverflow);
+    ctx.error(err::kRateOverflow);
     return false;
   }
   if (d.store) {
@@ -129,19 +117,19 @@ void cmd_gcra_limit(CommandContext& ctx) {
     (is_burst ? seen_burst : seen_cost) = true;
   }
   if (period <= 0) {
-    ctx.error(kErrPeriod);
+    ctx.error(err::kPeriodPositive);
     return;
   }
   if (count <= 0) {
-    ctx.error(kErrCount);
+    ctx.error(err::kRateCountPositive);
     return;
   }
   if (burst < 0) {
-    ctx.error(kErrBurst);
+    ctx.error(err::kBurstNonNegative);
     return;
   }
   if (cost < 0) {
-    ctx.error(kErrCost);
+    ctx.error(err::kCostNonNegative);
     return;
   }
   // "count per period" without BURST: a fresh key lets all count tries through at once and
@@ -150,7 +138,7 @@ void cmd_gcra_limit(CommandContext& ctx) {
     burst = count - 1;
   }
   gcra::Limit limit;
-  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerMilli, count, burst, kErrRateTooHigh,
+  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerMilli, count, burst, err::kRateTooHigh,
                            limit)) {
     return;
   }
@@ -190,11 +178,11 @@ void cmd_cl_throttle(CommandContext& ctx) {
   }
   // redis-cell: a zero count or period, or an interval that truncates to 0 ns, is a zero rate.
   if (count == 0 || period == 0) {
-    ctx.error(kErrZeroRate);
+    ctx.error(err::kZeroRate);
     return;
   }
   gcra::Limit limit;
-  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerSecond, count, burst, kErrZeroRate, limit)) {
+  if (!make_limit_or_reply(ctx, period, gcra::kNanosPerSecond, count, burst, err::kZeroRate, limit)) {
     return;
   }
   gcra::Decision d;

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -44,9 +46,7 @@ bool lon_lat_or_reply(CommandContext& ctx, size_t at, double& lon, double& lat) 
     return false;
   }
   if (!geo::valid_lon_lat(*x, *y)) {
-    char buf[128];
-    std::snprintf(buf, sizeof(buf), "ERR invalid longitude,latitude pair %f,%f", *x, *y);
-    ctx.error(buf);
+    ctx.error(err::invalid_lon_lat(*x, *y));
     return false;
   }
   lon = *x;
@@ -68,11 +68,11 @@ double unit_or_reply(CommandContext& ctx, std::string_view u) {
   if (strcasecmp_view(u, "MI")) {
     return 1609.34;
   }
-  ctx.error("ERR unsupported unit provided. please use M, KM, FT, MI");
+  ctx.error(err::kGeoUnit);
   return -1;
 }
 
-// A non-negative number read with `what`'s error text ("ERR need numeric radius").
+// A non-negative number read with `what`'s error text (err::kGeoRadiusNotNumeric).
 bool size_or_reply(CommandContext& ctx, size_t at, const char* not_numeric, const char* negative,
                    double& out) {
   std::optional<double> v = parse_double(ctx.arg(at));
@@ -257,7 +257,7 @@ void search_generic(CommandContext& ctx, size_t src_at, unsigned flags) {
   if (flags & kFromCoords) {
     base = 6;
     if (!lon_lat_or_reply(ctx, 2, shape.lon, shape.lat) ||
-        !size_or_reply(ctx, 4, "ERR need numeric radius", "ERR radius cannot be negative",
+        !size_or_reply(ctx, 4, err::kGeoRadiusNotNumeric, err::kGeoRadiusNegative,
                        shape.radius) ||
         (shape.conversion = unit_or_reply(ctx, ctx.arg(5))) < 0) {
       return;
@@ -267,10 +267,10 @@ void search_generic(CommandContext& ctx, size_t src_at, unsigned flags) {
     // Without the key, the member and radius are not looked at (as in Redis).
     if (z != nullptr) {
       if (!member_position(*z, ctx.arg(2), shape.lon, shape.lat)) {
-        ctx.error("ERR could not decode requested zset member");
+        ctx.error(err::kGeoMemberUndecodable);
         return;
       }
-      if (!size_or_reply(ctx, 3, "ERR need numeric radius", "ERR radius cannot be negative",
+      if (!size_or_reply(ctx, 3, err::kGeoRadiusNotNumeric, err::kGeoRadiusNegative,
                          shape.radius) ||
           (shape.conversion = unit_or_reply(ctx, ctx.arg(4))) < 0) {
         return;
@@ -315,7 +315,7 @@ void search_generic(CommandContext& ctx, size_t src_at, unsigned flags) {
         return;
       }
       if (count <= 0) {
-        ctx.error("ERR COUNT must be > 0");
+        ctx.error(err::kCountMustBePositive);
         return;
       }
       ++i;
@@ -329,7 +329,7 @@ void search_generic(CommandContext& ctx, size_t src_at, unsigned flags) {
       storedist = true;
     } else if (strcasecmp_view(a, "FROMMEMBER") && left >= 1 && search && !fromloc) {
       if (z != nullptr && !member_position(*z, ctx.arg(i + 1), shape.lon, shape.lat)) {
-        ctx.error("ERR could not decode requested zset member");
+        ctx.error(err::kGeoMemberUndecodable);
         return;
       }
       frommember = true;
@@ -341,7 +341,7 @@ void search_generic(CommandContext& ctx, size_t src_at, unsigned flags) {
       fromloc = true;
       i += 2;
     } else if (strcasecmp_view(a, "BYRADIUS") && left >= 2 && search && !bybox) {
-      if (!size_or_reply(ctx, i + 1, "ERR need numeric radius", "ERR radius cannot be negative",
+      if (!size_or_reply(ctx, i + 1, err::kGeoRadiusNotNumeric, err::kGeoRadiusNegative,
                          shape.radius) ||
           (shape.conversion = unit_or_reply(ctx, ctx.arg(i + 2))) < 0) {
         return;
@@ -353,15 +353,15 @@ void search_generic(CommandContext& ctx, size_t src_at, unsigned flags) {
       std::optional<double> w = parse_double(ctx.arg(i + 1));
       std::optional<double> h = w ? parse_double(ctx.arg(i + 2)) : std::nullopt;
       if (!w) {
-        ctx.error("ERR need numeric width");
+        ctx.error(err::kGeoWidthNotNumeric);
         return;
       }
       if (!h) {
-        ctx.error("ERR need numeric height");
+        ctx.error(err::kGeoHeightNotNumeric);
         return;
       }
       if (*w < 0 || *h < 0) {
-        ctx.error("ERR height or width cannot be negative");
+        ctx.error(err::kGeoBoxNegative);
         return;
       }
       if ((shape.conversion = unit_or_reply(ctx, ctx.arg(i + 3))) < 0) {
@@ -378,23 +378,19 @@ void search_generic(CommandContext& ctx, size_t src_at, unsigned flags) {
     }
   }
   if (store && (withdist || withhash || withcoord)) {
-    ctx.error(std::string("ERR ") +
-              ((flags & kSearchStore) ? "GEOSEARCHSTORE" : "STORE option in GEORADIUS") +
-              " is not compatible with WITHDIST, WITHHASH and WITHCOORD options");
+    ctx.error(err::geo_store_with_extras((flags & kSearchStore) != 0));
     return;
   }
   if (search && !(frommember || fromloc)) {
-    ctx.error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " +
-              std::string(ctx.arg(0)));
+    ctx.error(err::geo_one_origin(ctx.arg(0)));
     return;
   }
   if (search && !(byradius || bybox)) {
-    ctx.error("ERR exactly one of BYRADIUS and BYBOX can be specified for " +
-              std::string(ctx.arg(0)));
+    ctx.error(err::geo_one_shape(ctx.arg(0)));
     return;
   }
   if (any && count == 0) {
-    ctx.error("ERR the ANY argument requires COUNT argument");
+    ctx.error(err::kGeoAnyNeedsCount);
     return;
   }
   if (z == nullptr) {

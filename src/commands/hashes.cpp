@@ -13,9 +13,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/types/hash.hpp"
@@ -27,13 +29,6 @@ namespace hotkv {
 
 namespace {
 
-constexpr const char* kHashNotInteger = "ERR hash value is not an integer";
-constexpr const char* kHashNotFloat = "ERR hash value is not a float";
-constexpr const char* kIncrNaNOrInf = "ERR value is NaN or Infinity";
-constexpr const char* kOutOfRange = "ERR value is out of range";
-constexpr const char* kRandCountRange =
-    "ERR value is out of range, value must between -9223372036854775807 and "
-    "9223372036854775807";
 // Redis would build a reply of any length for HRANDFIELD with a negative count (it repeats
 // fields); we refuse counts whose reply could not sensibly fit in memory instead.
 constexpr int64_t kMaxRandomRepeats = int64_t{1} << 24;
@@ -240,7 +235,7 @@ void cmd_hincrby(CommandContext& ctx) {
   if (const std::string* v = existing == nullptr ? nullptr : existing->get(ctx.arg(2))) {
     auto parsed = parse_int64(*v);
     if (!parsed) {
-      ctx.error(kHashNotInteger);
+      ctx.error(err::kHashNotInteger);
       return;
     }
     cur = *parsed;
@@ -266,7 +261,7 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
     return;
   }
   if (std::isinf(*incr)) {
-    ctx.error(kIncrNaNOrInf);
+    ctx.error(err::kIncrNaNOrInf);
     return;
   }
   std::string_view key = ctx.arg(1);
@@ -278,7 +273,7 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   if (const std::string* v = existing == nullptr ? nullptr : existing->get(ctx.arg(2))) {
     auto parsed = parse_long_double(*v);
     if (!parsed) {
-      ctx.error(kHashNotFloat);
+      ctx.error(err::kHashNotFloat);
       return;
     }
     cur = *parsed;
@@ -369,7 +364,7 @@ void cmd_hrandfield(CommandContext& ctx) {
     return;
   }
   if (l == std::numeric_limits<int64_t>::min()) {
-    ctx.error(kRandCountRange);
+    ctx.error(err::kOutOfRangeLong);
     return;
   }
   bool withvalues = false;
@@ -381,12 +376,12 @@ void cmd_hrandfield(CommandContext& ctx) {
     withvalues = true;
     constexpr int64_t kHalf = std::numeric_limits<int64_t>::max() / 2;
     if (l < -kHalf || l > kHalf) {
-      ctx.error(kOutOfRange);
+      ctx.error(err::kOutOfRange);
       return;
     }
   }
   if (l < -kMaxRandomRepeats) {
-    ctx.error(kOutOfRange);
+    ctx.error(err::kOutOfRange);
     return;
   }
   Hash* h = nullptr;

@@ -7,6 +7,8 @@
 #include <random>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -181,7 +183,7 @@ void cmd_pfdebug(CommandContext& ctx) {
   std::string_view key = ctx.arg(2);
   Value* v = ctx.db(key).find(key, ctx.now_ms);
   if (v == nullptr) {
-    ctx.error("ERR The specified key does not exist");
+    ctx.error(err::kHllNoKey);
     return;
   }
   if (!hll_or_reply(ctx, *v)) {
@@ -209,14 +211,14 @@ void cmd_pfdebug(CommandContext& ctx) {
     }
   } else if (strcasecmp_view(sub, "DECODE")) {
     if (!sparse) {
-      ctx.error("ERR HLL encoding is not sparse");
+      ctx.error(err::kHllNotSparse);
       return;
     }
     ctx.reply.bulk(hll::decode_sparse(raw));
   } else if (strcasecmp_view(sub, "ENCODING")) {
     ctx.reply.simple(sparse ? "sparse" : "dense");
   } else {
-    ctx.error("ERR Unknown PFDEBUG subcommand '" + std::string(sub) + "'");
+    ctx.error(err::unknown_pfdebug(sub));
   }
 }
 

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_inventory.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/inventory_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -23,12 +26,7 @@ namespace {
 
 std::string owner_limit_error(std::string_view key, std::string_view owner, int64_t held,
                               int64_t bought, int64_t qty, int64_t limit) {
-  std::string has = "holds " + std::to_string(held);
-  if (bought > 0) {
-    has += " and bought " + std::to_string(bought);
-  }
-  return "OWNERLIMIT owner '" + clip_arg(owner) + "' " + has + " of '" + clip_arg(key) +
-         "' and asked for " + std::to_string(qty) + " more; the limit is " + std::to_string(limit);
+  return err::owner_limit(key, owner, held, bought, qty, limit);
 }
 
 // Replies the error for a reserve that check_reserve refused (and counts it for INFO).
@@ -66,7 +64,7 @@ bool positive_option_or_reply(CommandContext& ctx, size_t i, const char* name, i
     return false;
   }
   if (out <= 0) {
-    ctx.error(std::string("ERR ") + name + " must be a positive integer");
+    ctx.error(err::must_be_positive(name));
     return false;
   }
   return true;
@@ -80,7 +78,7 @@ void cmd_inv_create(CommandContext& ctx) {
     return;
   }
   if (total < 0) {
-    ctx.error("ERR total must be a non-negative integer");
+    ctx.error(err::kTotalNonNegative);
     return;
   }
   InventoryLimits limits;
@@ -112,19 +110,17 @@ void cmd_inv_create(CommandContext& ctx) {
   }
   const std::string& events = limits.events_key;
   if (limits.max_events > 0 && events.empty()) {
-    ctx.error("ERR MAXEVENTS needs an EVENTS stream");
+    ctx.error(err::kMaxEventsNeedsEvents);
     return;
   }
   if (!events.empty()) {
     if (events == key) {
-      ctx.error("ERR the EVENTS stream must be another key than the item");
+      ctx.error(err::kEventsSameKey);
       return;
     }
     // Events are appended on the item's shard, in the same step as the transition.
     if (key_slot(events) != key_slot(key)) {
-      std::string where = "' must be in the same hash slot as '" + clip_arg(key) + "'";
-      ctx.error("ERR the EVENTS stream '" + clip_arg(events) + where +
-                ": give both the same {hash tag}");
+      ctx.error(err::events_stream_slot(events, key));
       return;
     }
   }
@@ -200,8 +196,7 @@ void cmd_inv_restock(CommandContext& ctx) {
     return;
   }
   if (total < inv->held() + inv->sold()) {
-    ctx.error("ERR restock would leave total " + std::to_string(total) + " below held + sold (" +
-              std::to_string(inv->held() + inv->sold()) + ")");
+    ctx.error(err::restock_below_settled(total, inv->held() + inv->sold()));
     return;
   }
   if (delta != 0) {
@@ -272,7 +267,7 @@ void cmd_inv_mreserve(CommandContext& ctx) {
   if (start > 3) {
     owner = ctx.arg(4);
     if (owner.empty()) {
-      ctx.error("ERR OWNER must not be empty");
+      ctx.error(err::kOwnerEmpty);
       return;
     }
   }
@@ -289,14 +284,14 @@ void cmd_inv_mreserve(CommandContext& ctx) {
     }
     for (const Line& other : cart) {
       if (other.key == line.key) {
-        ctx.error("ERR item '" + clip_arg(line.key) + "' appears twice in the cart");
+        ctx.error(err::item_twice_in_cart(line.key));
         return;
       }
     }
     cart.push_back(line);
   }
   if (id.empty()) {
-    ctx.error("ERR hold id must not be empty");
+    ctx.error(err::kHoldIdEmpty);
     return;
   }
   for (Line& line : cart) {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_inventory.hpp"
 #include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -50,7 +52,7 @@ bool ttl_arg_or_reply(CommandContext& ctx, size_t i, int64_t& ttl_ms) {
     return false;
   }
   if (!expire_deadline(ttl_ms, ExpireUnit::kMillisRelative, ctx.now_ms, at)) {
-    ctx.error(fmt_invalid_expire(ctx));
+    ctx.error(err::invalid_expire(ctx.arg(0)));
     return false;
   }
   return true;
@@ -82,7 +84,7 @@ std::string_view parse_reserve_args(std::span<const std::string_view> argv, int6
   }
   int64_t at = 0;
   if (!expire_deadline(*ttl, ExpireUnit::kMillisRelative, now_ms, at)) {
-    return "ERR invalid expire time in 'inv.reserve' command";
+    return err::kReserveInvalidExpire;
   }
   out.qty = *qty;
   out.ttl_ms = *ttl;
@@ -91,53 +93,46 @@ std::string_view parse_reserve_args(std::span<const std::string_view> argv, int6
     if (strcasecmp_view(argv[i], "OWNER") && i + 1 < argv.size()) {
       out.owner = argv[++i];
       if (out.owner.empty()) {
-        return "ERR OWNER must not be empty";
+        return err::kOwnerEmpty;
       }
     } else {
       return err::kSyntax;
     }
   }
   if (argv[2].empty()) {
-    return "ERR hold id must not be empty";
+    return err::kHoldIdEmpty;
   }
   return {};
 }
 
 std::string soldout_error(std::string_view key, int64_t available, int64_t qty) {
-  return "SOLDOUT not enough stock for '" + clip_arg(key) + "': " + std::to_string(available) +
-         " available, " + std::to_string(qty) + " requested";
+  return err::soldout(key, available, qty);
 }
 
 HoldState effective_state(const Hold& h, int64_t now_ms) {
   return Inventory::due(h, now_ms) ? HoldState::kExpired : h.state;
 }
 
-std::string clip_arg(std::string_view s) {
-  return std::string(s.substr(0, std::min<size_t>(s.size(), 128)));
-}
-
 std::string hold_exists_error(std::string_view key, std::string_view id, HoldState state) {
-  return "HOLDEXISTS hold '" + clip_arg(id) + "' of '" + clip_arg(key) + "' already exists (" +
-         hold_state_name(state) + ")";
+  return err::hold_exists(key, id, hold_state_name(state));
 }
 
 std::string no_hold_error(std::string_view key, std::string_view id) {
-  return "NOHOLD no hold '" + clip_arg(id) + "' for '" + clip_arg(key) + "'";
+  return err::no_hold(key, id);
 }
 
 std::string settled_error(std::string_view id, HoldState state) {
-  std::string hold = "hold '" + clip_arg(id) + "'";
   switch (state) {
     case HoldState::kCommitted:
-      return "COMMITTED " + hold + " was already committed";
+      return err::hold_committed(id);
     case HoldState::kReleased:
-      return "RELEASED " + hold + " was already released";
+      return err::hold_released(id);
     case HoldState::kExpired:
-      return "EXPIRED " + hold + " expired before this call";
+      return err::hold_expired(id);
     case HoldState::kHeld:
       break;
   }
-  return "ERR " + hold + " is held";
+  return err::hold_is_held(id);
 }
 
 namespace {

@@ -6,6 +6,8 @@
 #include <random>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -115,7 +117,7 @@ void cmd_copy(CommandContext& ctx) {
   std::string_view src = ctx.arg(1);
   std::string_view dst = ctx.arg(2);
   if (src == dst && target == ctx.db_index) {
-    ctx.error("ERR source and destination objects are the same");
+    ctx.error(err::kSameObject);
     return;
   }
   Value* v = ctx.db(src).find(src, ctx.now_ms);
@@ -310,15 +312,14 @@ void cmd_object(CommandContext& ctx) {
     return;
   }
   if (ctx.argc() != 3) {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + std::string(sub) +
-              "'. Try OBJECT HELP.");
+    ctx.error(err::subcommand_arity("object", sub));
     return;
   }
   bool encoding = strcasecmp_view(sub, "ENCODING");
   bool numeric = strcasecmp_view(sub, "FREQ") || strcasecmp_view(sub, "IDLETIME") ||
                  strcasecmp_view(sub, "REFCOUNT");
   if (!encoding && !numeric) {
-    ctx.error("ERR unknown subcommand '" + std::string(sub) + "'. Try OBJECT HELP.");
+    ctx.error(err::unknown_subcommand("OBJECT", sub));
     return;
   }
   // Inspecting a key is not an access of it: peek leaves the clock as it was.
@@ -333,19 +334,13 @@ void cmd_object(CommandContext& ctx) {
     ctx.reply.integer(1);
   } else if (strcasecmp_view(sub, "IDLETIME")) {
     if (lfu) {
-      ctx.error(
-          "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that "
-          "when switching between policies at runtime LRU and LFU data will take some time to "
-          "adjust.");
+      ctx.error(err::kLfuNoIdleTime);
       return;
     }
     ctx.reply.integer(lru_idle_ms(v->access_clock(), ctx.now_ms) / 1000);
   } else {
     if (!lfu) {
-      ctx.error(
-          "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please "
-          "note that when switching between policies at runtime LRU and LFU data will take some "
-          "time to adjust.");
+      ctx.error(err::kNoLfuNoFreq);
       return;
     }
     ctx.reply.integer(lfu_count(v->access_clock(), ctx.now_ms,
@@ -373,11 +368,11 @@ void cmd_memory(CommandContext& ctx) {
     return;
   }
   if (!strcasecmp_view(sub, "USAGE")) {
-    ctx.error("ERR unknown subcommand '" + std::string(sub) + "'. Try MEMORY HELP.");
+    ctx.error(err::unknown_subcommand("MEMORY", sub));
     return;
   }
   if (ctx.argc() < 3) {
-    ctx.error("ERR wrong number of arguments for 'memory|usage' command");
+    ctx.error(err::kMemoryUsageArity);
     return;
   }
   for (size_t i = 3; i < ctx.argc(); i += 2) {

@@ -10,6 +10,8 @@
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -50,7 +52,7 @@ void latency_reset(CommandContext& ctx) {
 void latency_graph(CommandContext& ctx) {
   auto graph = ctx.engine.latency().graph(ctx.arg(2), now_s(ctx));
   if (!graph) {
-    ctx.error("ERR No samples available for event '" + std::string(ctx.arg(2)) + "'");
+    ctx.error(err::latency_no_samples(ctx.arg(2)));
     return;
   }
   ctx.reply.verbatim(*graph);
@@ -179,13 +181,13 @@ void cmd_latency(CommandContext& ctx) {
     }
     auto argc = static_cast<int>(ctx.argc());
     if (s.arity >= 0 ? argc != s.arity : argc < -s.arity) {
-      ctx.error("ERR wrong number of arguments for 'latency|" + ascii_lower(sub) + "' command");
+      ctx.error(err::subcommand_arity("latency", sub));
       return;
     }
     s.run(ctx);
     return;
   }
-  ctx.error("ERR unknown subcommand '" + std::string(sub) + "'. Try LATENCY HELP.");
+  ctx.error(err::unknown_subcommand("LATENCY", sub));
 }
 
 }  // namespace

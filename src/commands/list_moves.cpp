@@ -13,6 +13,7 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/list_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/list_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -377,15 +379,11 @@ void cmd_lpos(CommandContext& ctx) {
         return;
       }
       if (rank == 0) {
-        ctx.error(
-            "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... "
-            "or use negative to start from the end of the list");
+        ctx.error(err::kRankZero);
         return;
       }
       if (rank == INT64_MIN) {
-        ctx.error(
-            "ERR value is out of range, value must between -9223372036854775807 and "
-            "9223372036854775807");
+        ctx.error(err::kOutOfRangeLong);
         return;
       }
     } else if (strcasecmp_view(opt, "COUNT")) {
@@ -393,7 +391,7 @@ void cmd_lpos(CommandContext& ctx) {
         return;
       }
       if (count < 0) {
-        ctx.error("ERR COUNT can't be negative");
+        ctx.error(err::kCountNegative);
         return;
       }
     } else if (strcasecmp_view(opt, "MAXLEN")) {
@@ -401,7 +399,7 @@ void cmd_lpos(CommandContext& ctx) {
         return;
       }
       if (maxlen < 0) {
-        ctx.error("ERR MAXLEN can't be negative");
+        ctx.error(err::kMaxlenNegative);
         return;
       }
     } else {

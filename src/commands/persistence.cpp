@@ -2,6 +2,7 @@
 // acknowledged write durable now, then compact), BGSAVE (compact) and LASTSAVE. They run with
 // every shard parked (kAllShards), which is what a rewrite needs to take its snapshot.
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/persistence.hpp"
@@ -13,7 +14,7 @@ namespace {
 Persistence* persistence_or_reply(CommandContext& ctx) {
   Persistence* p = ctx.engine.persistence();
   if (p == nullptr || !p->enabled()) {
-    ctx.error("ERR Append only file is disabled (appendonly no)");
+    ctx.error(err::kAppendOnlyDisabled);
     return nullptr;
   }
   return p;
@@ -56,7 +57,7 @@ void cmd_bgsave(CommandContext& ctx) {
     return;
   }
   if (p->rewrite_in_progress()) {
-    ctx.error("ERR Background save already in progress");
+    ctx.error(err::kBackgroundSaveRunning);
     return;
   }
   if (start_rewrite_and_reply(ctx, *p, "Background saving started")) {

@@ -3,6 +3,7 @@
 // runs anywhere and the hub carries messages to the subscribers' threads (shard/pubsub.hpp).
 // Confirmations and messages are arrays in RESP2 and push frames in RESP3, as in Redis.
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -111,12 +112,11 @@ void cmd_pubsub(CommandContext& ctx) {
     }
   } else if (strcasecmp_view(sub, "NUMPAT") || strcasecmp_view(sub, "HELP")) {
     // Fixed-arity subcommands: Redis 7 checks them like commands of their own.
-    ctx.error("ERR wrong number of arguments for 'pubsub|" + ascii_lower(sub) + "' command");
+    ctx.error(err::subcommand_arity("pubsub", sub));
   } else if (strcasecmp_view(sub, "CHANNELS")) {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + std::string(sub) +
-              "'. Try PUBSUB HELP.");
+    ctx.error(err::subcommand_syntax("PUBSUB", sub));
   } else {
-    ctx.error("ERR unknown subcommand '" + std::string(sub) + "'. Try PUBSUB HELP.");
+    ctx.error(err::unknown_subcommand("PUBSUB", sub));
   }
 }
 

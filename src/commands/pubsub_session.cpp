@@ -1,6 +1,7 @@
 // Session subscription bookkeeping (see pubsub_session.hpp).
 #include "hotkv/commands/pubsub_session.hpp"
 
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/util/strings.hpp"
 
@@ -64,9 +65,7 @@ bool allowed_while_subscribed(std::string_view command) {
 }
 
 std::string subscribed_context_error(std::string_view command) {
-  return "ERR Can't execute '" + ascii_lower(command) +
-         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
-         "context";
+  return err::subscribed_context(command);
 }
 
 }  // namespace hotkv

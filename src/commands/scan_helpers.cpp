@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 
 namespace hotkv {

@@ -9,6 +9,9 @@
 #include <unordered_map>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_scripting.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -22,7 +25,6 @@
 namespace hotkv {
 namespace {
 
-constexpr const char* kNoScriptErr = "NOSCRIPT No matching script. Please use EVAL.";
 
 void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
   size_t n = 0;
@@ -37,7 +39,7 @@ void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
       script = store.find(ctx.arg(1));
     }
     if (!script) {
-      ctx.error(kNoScriptErr);
+      ctx.error(err::kNoScript);
       return;
     }
   } else {
@@ -77,7 +79,7 @@ void cmd_script(CommandContext& ctx) {
   } else if (sub == "flush" && ctx.argc() <= 3) {
     if (ctx.argc() == 3 && !strcasecmp_view(ctx.arg(2), "SYNC") &&
         !strcasecmp_view(ctx.arg(2), "ASYNC")) {
-      ctx.error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+      ctx.error(err::kScriptFlushOption);
       return;
     }
     store.flush();
@@ -108,8 +110,7 @@ void cmd_script(CommandContext& ctx) {
       ctx.reply.simple(l);
     }
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" +
-              std::string(ctx.arg(1).substr(0, 128)) + "'. Try SCRIPT HELP.");
+    ctx.error(err::subcommand_arity("script", ctx.arg(1)));
   }
 }
 
@@ -208,15 +209,15 @@ bool script_needs_every_shard(const CommandSpec& spec, std::span<const std::stri
 bool parse_numkeys_or_reply(CommandContext& ctx, size_t& out) {
   auto n = parse_int64(ctx.arg(2));
   if (!n) {
-    ctx.error("ERR value is not an integer or out of range");
+    ctx.error(err::kNotInteger);
     return false;
   }
   if (*n < 0) {
-    ctx.error("ERR Number of keys can't be negative");
+    ctx.error(err::kNumkeysNegative);
     return false;
   }
   if (static_cast<uint64_t>(*n) > ctx.argc() - 3) {
-    ctx.error("ERR Number of keys can't be greater than number of args");
+    ctx.error(err::kKeysMoreThanArgs);
     return false;
   }
   out = static_cast<size_t>(*n);

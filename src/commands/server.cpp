@@ -16,6 +16,8 @@
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -365,16 +367,13 @@ void cmd_config(CommandContext& ctx) {
     // Validate every pair before applying any, so a bad pair changes nothing.
     for (size_t i = 2; i < ctx.argc(); i += 2) {
       if (!cfg.exists(ctx.arg(i))) {
-        ctx.error("ERR Unknown option or number of arguments for CONFIG SET - '" +
-                  std::string(ctx.arg(i)) + "'");
+        ctx.error(err::config_set_unknown(ctx.arg(i)));
         return;
       }
     }
     for (size_t i = 2; i < ctx.argc(); i += 2) {
-      std::string reason = cfg.set(ctx.arg(i), ctx.arg(i + 1), false);
-      if (!reason.empty()) {
-        ctx.error("ERR CONFIG SET failed (possibly related to argument '" +
-                  ascii_lower(ctx.arg(i)) + "') - " + reason);
+      if (Status st = cfg.set(ctx.arg(i), ctx.arg(i + 1), false); !st.is_ok()) {
+        ctx.error(err::config_set_failed(ctx.arg(i), st));
         return;
       }
     }
@@ -409,7 +408,7 @@ void cmd_config(CommandContext& ctx) {
     ss.connection_migrations.store(0);
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "REWRITE") && ctx.argc() == 2) {
-    ctx.error("ERR CONFIG REWRITE is not supported; edit the config file");
+    ctx.error(err::kConfigRewriteUnsupported);
   } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
     static const char* kHelp[] = {
         "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -422,8 +421,7 @@ void cmd_config(CommandContext& ctx) {
       ctx.reply.simple(line);
     }
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
-              "'. Try CONFIG HELP.");
+    ctx.error(err::subcommand_arity("config", sub));
   }
 }
 
@@ -578,21 +576,22 @@ void cmd_command(CommandContext& ctx) {
     for (const auto& n : names) {
       ctx.reply.bulk(n);
     }
-  } else if (strcasecmp_view(sub, "GETKEYS") && ctx.argc() >= 3) {
+  } else if (strcasecmp_view(sub, "GETKEYS") && ctx.argc() >= 4) {
+    // Redis 7's command|getkeys has arity -4: a command name and at least one argument.
     const CommandSpec* c = table.find(ctx.arg(2));
     if (c == nullptr) {
-      ctx.error("ERR Invalid command specified");
+      ctx.error(err::kInvalidCommand);
       return;
     }
     auto argv = ctx.argv.subspan(2);
     int argc = static_cast<int>(argv.size());
     if ((c->arity > 0 && argc != c->arity) || (c->arity < 0 && argc < -c->arity)) {
-      ctx.error("ERR Invalid number of arguments specified for command");
+      ctx.error(err::kInvalidCommandArgs);
       return;
     }
     std::vector<size_t> idx;
     if (!Table::key_indexes(*c, argv, idx) || idx.empty()) {
-      ctx.error("ERR The command has no key arguments");
+      ctx.error(err::kNoKeyArguments);
       return;
     }
     ctx.reply.array(idx.size());
@@ -615,8 +614,7 @@ void cmd_command(CommandContext& ctx) {
       ctx.reply.simple(line);
     }
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
-              "'. Try COMMAND HELP.");
+    ctx.error(err::subcommand_arity("command", sub));
   }
 }
 
@@ -632,7 +630,7 @@ void cmd_time(CommandContext& ctx) {
 // CLUSTER ...: HotKV runs as a standalone Redis does, and answers as one (cluster-aware
 // clients probe CLUSTER INFO and fall back to standalone on this error).
 void cmd_cluster(CommandContext& ctx) {
-  ctx.error("ERR This instance has cluster support disabled");
+  ctx.error(err::kClusterDisabled);
 }
 
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: there is nothing to save yet, so the options are
@@ -642,7 +640,7 @@ void cmd_shutdown(CommandContext& ctx) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
     if (strcasecmp_view(a, "ABORT")) {
-      ctx.error("ERR No shutdown in progress.");
+      ctx.error(err::kNoShutdown);
       return;
     }
     if (!strcasecmp_view(a, "NOSAVE") && !strcasecmp_view(a, "SAVE") &&
@@ -684,8 +682,7 @@ void cmd_debug(CommandContext& ctx) {
     ctx.reply.simple("DEBUG SLEEP <seconds>");
     ctx.reply.simple("    Stop the server for <seconds>. Decimals allowed.");
   } else {
-    ctx.error("ERR unknown subcommand or wrong number of arguments for '" + ascii_lower(sub) +
-              "'. Try DEBUG HELP.");
+    ctx.error(err::subcommand_syntax("DEBUG", sub));
   }
 }
 
@@ -695,7 +692,7 @@ void register_server(Table& t) {
   constexpr uint32_t kAdminConn = kAdmin | kNoScript | kConnection;
   // clang-format off
   t.add({"INFO",     -1, kLoading | kStale, no_keys(), cmd_info, "server", "INFO [section [section ...]]", "Returns information and statistics about the server."});
-  t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime.", {"get", "set", "resetstat", "help"}});
+  t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime.", {"get", "set", "resetstat", "rewrite", "help"}});
   t.add({"COMMAND",  -1, kLoading | kStale, no_keys(), cmd_command, "server", "COMMAND [COUNT|INFO|DOCS|LIST|GETKEYS|HELP] [arguments]", "Returns detailed information about commands.", {"count", "info", "docs", "list", "getkeys", "help"}});
   t.add({"TIME",      1, kLoading | kStale | kFast, no_keys(), cmd_time, "server", "TIME", "Returns the server time."});
   t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale | kNoMulti, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});

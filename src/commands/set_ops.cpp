@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/set_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/util/notify.hpp"
@@ -117,7 +119,7 @@ void store_generic(CommandContext& ctx, SetOp op, const char* event) {
 bool parse_numkeys_or_reply(CommandContext& ctx, int64_t& out) {
   auto n = parse_int64(ctx.arg(1));
   if (!n || *n < 1) {
-    ctx.error("ERR numkeys should be greater than 0");
+    ctx.error(err::kNumkeysPositive);
     return false;
   }
   out = *n;
@@ -180,7 +182,7 @@ void cmd_sintercard(CommandContext& ctx) {
     return;
   }
   if (static_cast<uint64_t>(numkeys) > ctx.argc() - 2) {
-    ctx.error("ERR Number of keys can't be greater than number of args");
+    ctx.error(err::kKeysMoreThanArgs);
     return;
   }
   int64_t limit = 0;  // 0: no limit
@@ -188,7 +190,7 @@ void cmd_sintercard(CommandContext& ctx) {
     if (strcasecmp_view(ctx.arg(i), "LIMIT") && i + 1 < ctx.argc()) {
       auto n = parse_int64(ctx.arg(++i));
       if (!n || *n < 0) {
-        ctx.error("ERR LIMIT can't be negative");
+        ctx.error(err::kLimitNegative);
         return;
       }
       limit = *n;

@@ -13,9 +13,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/set_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -262,13 +264,11 @@ void cmd_srandmember(CommandContext& ctx) {
       return;
     }
     if (n == INT64_MIN) {
-      ctx.error(
-          "ERR value is out of range, value must between -9223372036854775807 and "
-          "9223372036854775807");
+      ctx.error(err::kOutOfRangeLong);
       return;
     }
     if (n < 0 && static_cast<uint64_t>(-n) > kMaxRandomReplies) {
-      ctx.error("ERR value is out of range");
+      ctx.error(err::kOutOfRange);
       return;
     }
   }

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/types/hash.hpp"
@@ -317,7 +319,7 @@ void sort_generic(CommandContext& ctx, bool read_only) {
   int64_t end = -1;
   std::vector<Item> items = load_items(v, req, start, end);
   if (!req.dont_sort && !sort_items(ctx, req, items)) {
-    ctx.error("ERR One or more scores can't be converted into double");
+    ctx.error(err::kSortScoreNotDouble);
     return;
   }
   const int64_t rows = std::max<int64_t>(end - start + 1, 0);

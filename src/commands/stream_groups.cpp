@@ -7,6 +7,9 @@
 #include <limits>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_streams.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/util/notify.hpp"
@@ -89,7 +92,7 @@ bool group_or_reply(CommandContext& ctx, Stream*& s, ConsumerGroup*& g) {
   }
   g = s == nullptr ? nullptr : s->find_group(ctx.arg(2));
   if (g == nullptr) {
-    ctx.error(nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
+    ctx.error(err::nogroup_key_or_group(ctx.arg(1), ctx.arg(2)));
     return false;
   }
   return true;
@@ -218,7 +221,7 @@ void cmd_xgroup(CommandContext& ctx) {
         return;
       }
       if (entries_read < 0 && entries_read != ConsumerGroup::kEntriesReadUnknown) {
-        ctx.error("ERR value for ENTRIESREAD must be positive or -1");
+        ctx.error(err::kEntriesReadRange);
         return;
       }
       i += 2;
@@ -236,14 +239,12 @@ void cmd_xgroup(CommandContext& ctx) {
   ConsumerGroup* g = nullptr;
   if (!mkstream) {
     if (s == nullptr) {
-      ctx.error(
-          "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want "
-          "to use the MKSTREAM option to create an empty stream automatically.");
+      ctx.error(err::kXgroupNeedsKey);
       return;
     }
     g = s->find_group(group);
     if (g == nullptr && *sub != kCreate && *sub != kDestroy) {
-      ctx.error(nogroup_for_key(group, key));
+      ctx.error(err::nogroup_for_key(group, key));
       return;
     }
   }
@@ -261,7 +262,7 @@ void cmd_xgroup(CommandContext& ctx) {
         return;
       }
       if (s != nullptr && s->find_group(group) != nullptr) {
-        ctx.error("BUSYGROUP Consumer Group name already exists");
+        ctx.error(err::kBusyGroup);
         return;
       }
       if (s == nullptr) {
@@ -480,7 +481,7 @@ void cmd_xclaim(CommandContext& ctx) {
   }
   auto min_idle = parse_int64(ctx.arg(4));
   if (!min_idle) {
-    ctx.error("ERR Invalid min-idle-time argument for XCLAIM");
+    ctx.error(err::kXclaimMinIdle);
     return;
   }
   // The ids run until the first argument that is not one; the options follow.
@@ -505,8 +506,8 @@ void cmd_xclaim(CommandContext& ctx) {
       bool idle = strcasecmp_view(opt, "IDLE");
       auto v = parse_int64(ctx.arg(++j));
       if (!v) {
-        ctx.error(idle ? "ERR Invalid IDLE option argument for XCLAIM"
-                       : "ERR Invalid TIME option argument for XCLAIM");
+        ctx.error(idle ? err::kXclaimIdle
+                       : err::kXclaimTime);
         return;
       }
       // A bogus result (overflow included) is replaced by "now" below, as Redis does.
@@ -518,7 +519,7 @@ void cmd_xclaim(CommandContext& ctx) {
     } else if (strcasecmp_view(opt, "RETRYCOUNT") && more) {
       auto v = parse_int64(ctx.arg(++j));
       if (!v) {
-        ctx.error("ERR Invalid RETRYCOUNT option argument for XCLAIM");
+        ctx.error(err::kXclaimRetryCount);
         return;
       }
       retry_count = *v;
@@ -527,7 +528,7 @@ void cmd_xclaim(CommandContext& ctx) {
         return;
       }
     } else {
-      ctx.error("ERR Unrecognized XCLAIM option '" + std::string(opt) + "'");
+      ctx.error(err::xclaim_option(opt));
       return;
     }
   }
@@ -603,7 +604,7 @@ void cmd_xautoclaim(CommandContext& ctx) {
   std::string_view group = ctx.arg(2);
   auto min_idle = parse_int64(ctx.arg(4));
   if (!min_idle) {
-    ctx.error("ERR Invalid min-idle-time argument for XAUTOCLAIM");
+    ctx.error(err::kXautoclaimMinIdle);
     return;
   }
   StreamId start;
@@ -618,7 +619,7 @@ void cmd_xautoclaim(CommandContext& ctx) {
       // Redis caps COUNT so that count * 10 attempts and count ids fit in memory arithmetic.
       constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max() / 16;
       if (!v || *v < 1 || *v > kMaxCount) {
-        ctx.error("ERR COUNT must be > 0");
+        ctx.error(err::kCountMustBePositive);
         return;
       }
       count = *v;

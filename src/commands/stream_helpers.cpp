@@ -7,6 +7,8 @@
 #include <optional>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_streams.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 
 namespace hotkv {
@@ -128,18 +130,6 @@ bool stream_has_tombstones_from(const Stream& s, StreamId start) {
   return s.length() > 0 && !s.max_deleted_id().is_zero() && start <= s.max_deleted_id();
 }
 
-std::string nogroup_key_or_group(std::string_view key, std::string_view group) {
-  std::string out = "NOGROUP No such key '";
-  out.append(key).append("' or consumer group '").append(group).append("'");
-  return out;
-}
-
-std::string nogroup_for_key(std::string_view group, std::string_view key) {
-  std::string out = "NOGROUP No such consumer group '";
-  out.append(group).append("' for key name '").append(key).append("'");
-  return out;
-}
-
 namespace {
 
 std::string upper(std::string_view s) {
@@ -150,23 +140,10 @@ std::string upper(std::string_view s) {
   return out;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
-// Redis shows at most 128 bytes of a subcommand name in its errors.
-std::string_view clip(std::string_view s) { return s.substr(0, std::min<size_t>(s.size(), 128)); }
-
 }  // namespace
 
 void reply_subcommand_syntax_error(CommandContext& ctx) {
-  std::string msg = "ERR unknown subcommand or wrong number of arguments for '";
-  msg.append(clip(ctx.arg(1))).append("'. Try ").append(upper(ctx.arg(0))).append(" HELP.");
-  ctx.error(msg);
+  ctx.error(err::subcommand_syntax(ctx.arg(0), ctx.arg(1)));
 }
 
 std::optional<size_t> subcommand_or_reply(CommandContext& ctx,
@@ -179,15 +156,12 @@ std::optional<size_t> subcommand_or_reply(CommandContext& ctx,
     int arity = subs[i].second;
     auto argc = static_cast<int>(ctx.argc());
     if ((arity > 0 && argc != arity) || (arity < 0 && argc < -arity)) {
-      ctx.error("ERR wrong number of arguments for '" + lower(ctx.arg(0)) + "|" + lower(sub) +
-                "' command");
+      ctx.error(err::subcommand_arity(ctx.arg(0), sub));
       return std::nullopt;
     }
     return i;
   }
-  std::string msg = "ERR unknown subcommand '";
-  msg.append(clip(sub)).append("'. Try ").append(upper(ctx.arg(0))).append(" HELP.");
-  ctx.error(msg);
+  ctx.error(err::unknown_subcommand(ctx.arg(0), sub));
   return std::nullopt;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_streams.hpp"
 #include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 
@@ -185,7 +187,7 @@ void xinfo_groups(CommandContext& ctx, const Stream& s) {
 void xinfo_consumers(CommandContext& ctx, Stream& s) {
   ConsumerGroup* g = s.find_group(ctx.arg(3));
   if (g == nullptr) {
-    ctx.error(nogroup_for_key(ctx.arg(3), ctx.arg(2)));
+    ctx.error(err::nogroup_for_key(ctx.arg(3), ctx.arg(2)));
     return;
   }
   ReplyWriter& w = ctx.reply;

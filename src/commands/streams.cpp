@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_streams.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -43,7 +45,7 @@ bool parse_trim_args_or_reply(CommandContext& ctx, bool xadd, TrimArgs& a) {
       break;
     } else if ((maxlen || strcasecmp_view(opt, "MINID")) && more > 0) {
       if (a.strategy != TrimArgs::kNone) {
-        ctx.error("ERR syntax error, MAXLEN and MINID options at the same time are not compatible");
+        ctx.error(err::kMaxlenAndMinid);
         return false;
       }
       a.approx = false;
@@ -58,7 +60,7 @@ bool parse_trim_args_or_reply(CommandContext& ctx, bool xadd, TrimArgs& a) {
           return false;
         }
         if (a.maxlen < 0) {
-          ctx.error("ERR The MAXLEN argument must be >= 0.");
+          ctx.error(err::kMaxlenArgNegative);
           return false;
         }
       } else if (!parse_id_or_reply(ctx, ctx.arg(i), 0, true, a.minid)) {
@@ -70,7 +72,7 @@ bool parse_trim_args_or_reply(CommandContext& ctx, bool xadd, TrimArgs& a) {
         return false;
       }
       if (a.limit < 0) {
-        ctx.error("ERR The LIMIT argument must be >= 0.");
+        ctx.error(err::kLimitArgNegative);
         return false;
       }
       limit_given = true;
@@ -89,16 +91,16 @@ bool parse_trim_args_or_reply(CommandContext& ctx, bool xadd, TrimArgs& a) {
     }
   }
   if (a.limit != 0 && a.strategy == TrimArgs::kNone) {
-    ctx.error("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
+    ctx.error(err::kLimitWithoutStrategy);
     return false;
   }
   if (!xadd && a.strategy == TrimArgs::kNone) {
-    ctx.error("ERR syntax error, XTRIM must be called with a trimming strategy");
+    ctx.error(err::kXtrimNeedsStrategy);
     return false;
   }
   if (limit_given) {
     if (!a.approx) {
-      ctx.error("ERR syntax error, LIMIT cannot be used without the special ~ option");
+      ctx.error(err::kLimitWithoutTilde);
       return false;
     }
   } else {
@@ -138,7 +140,7 @@ void cmd_xadd(CommandContext& ctx) {
     return;
   }
   if (a.id.kind == AddIdSpec::kExplicit && a.id.id.is_zero()) {
-    ctx.error("ERR The ID specified in XADD must be greater than 0-0");
+    ctx.error(err::kXaddIdZero);
     return;
   }
   std::string_view key = ctx.arg(1);
@@ -151,7 +153,7 @@ void cmd_xadd(CommandContext& ctx) {
     return;
   }
   if (s != nullptr && s->last_id() == StreamId::max()) {
-    ctx.error("ERR The stream has exhausted the last possible ID, unable to add more items");
+    ctx.error(err::kStreamExhausted);
     return;
   }
   // A new stream is only stored once the id is known to be acceptable.
@@ -175,7 +177,7 @@ void cmd_xadd(CommandContext& ctx) {
       break;
   }
   if (!ok) {
-    ctx.error("ERR The ID specified in XADD is equal or smaller than the target stream top item");
+    ctx.error(err::kXaddIdTooSmall);
     return;
   }
   std::span<const std::string_view> fields = ctx.argv.subspan(field_pos);
@@ -317,7 +319,7 @@ void cmd_xsetid(CommandContext& ctx) {
         return;
       }
       if (entries_added < 0) {
-        ctx.error("ERR entries_added must be positive");
+        ctx.error(err::kEntriesAddedPositive);
         return;
       }
     } else if (strcasecmp_view(ctx.arg(i), "MAXDELETEDID") && more) {
@@ -326,7 +328,7 @@ void cmd_xsetid(CommandContext& ctx) {
       }
       if (id < max_deleted) {
         ctx.error(
-            "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
+            err::kXsetidBelowGivenMaxDeleted);
         return;
       }
     } else {
@@ -344,17 +346,17 @@ void cmd_xsetid(CommandContext& ctx) {
     return;
   }
   if (id < s->max_deleted_id()) {
-    ctx.error("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id");
+    ctx.error(err::kXsetidBelowMaxDeleted);
     return;
   }
   if (s->length() > 0) {
     if (id < *s->last_entry_id()) {
-      ctx.error("ERR The ID specified in XSETID is smaller than the target stream top item");
+      ctx.error(err::kXsetidBelowTop);
       return;
     }
     if (entries_added != -1 && s->length() > static_cast<uint64_t>(entries_added)) {
       ctx.error(
-          "ERR The entries_added specified in XSETID is smaller than the target stream length");
+          err::kXsetidEntriesAdded);
       return;
     }
   }
@@ -465,9 +467,7 @@ bool parse_read_options_or_reply(CommandContext& ctx, bool group, ReadOptions& o
       o.count = static_cast<size_t>(std::max<int64_t>(count, 0));
     } else if (strcasecmp_view(a, "STREAMS") && more > 0) {
       if (more % 2 != 0) {
-        ctx.error(std::string("ERR Unbalanced '") + (group ? "xreadgroup" : "xread") +
-                  "' list of streams: for each stream key an ID or '" + (group ? ">" : "$") +
-                  "' must be specified.");
+        ctx.error(err::xread_unbalanced(group));
         return false;
       }
       o.streams_at = i + 1;
@@ -476,7 +476,7 @@ bool parse_read_options_or_reply(CommandContext& ctx, bool group, ReadOptions& o
     } else if (strcasecmp_view(a, "GROUP") && more >= 2) {
       if (!group) {
         ctx.error(
-            "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+            err::kXreadGroupOption);
         return false;
       }
       o.has_group = true;
@@ -486,7 +486,7 @@ bool parse_read_options_or_reply(CommandContext& ctx, bool group, ReadOptions& o
     } else if (strcasecmp_view(a, "NOACK")) {
       if (!group) {
         ctx.error(
-            "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+            err::kXreadNoackOption);
         return false;
       }
       o.noack = true;
@@ -500,7 +500,7 @@ bool parse_read_options_or_reply(CommandContext& ctx, bool group, ReadOptions& o
     return false;
   }
   if (group && !o.has_group) {
-    ctx.error("ERR Missing GROUP option for XREADGROUP");
+    ctx.error(err::kXreadgroupMissingGroup);
     return false;
   }
   return true;
@@ -519,11 +519,11 @@ bool woken_group_checks_or_reply(CommandContext& ctx, const ReadOptions& o) {
   for (size_t k = 0; k < o.nstreams; ++k) {
     Stream* s = woken_stream(ctx, ctx.arg(o.streams_at + k));
     if (s == nullptr) {
-      ctx.error("UNBLOCKED the stream key no longer exists");
+      ctx.error(err::kStreamKeyDeleted);
       return false;
     }
     if (s->find_group(o.group) == nullptr) {
-      ctx.error("NOGROUP the consumer group this client was blocked on no longer exists");
+      ctx.error(err::kBlockedGroupDeleted);
       return false;
     }
   }
@@ -547,25 +547,20 @@ bool resolve_targets_or_reply(CommandContext& ctx, bool group, const ReadOptions
     if (group) {
       t.group = t.stream == nullptr ? nullptr : t.stream->find_group(o.group);
       if (t.group == nullptr) {
-        ctx.error(nogroup_key_or_group(t.key, o.group) + " in XREADGROUP with GROUP option");
+        ctx.error(err::nogroup_key_or_group(t.key, o.group) + " in XREADGROUP with GROUP option");
         return false;
       }
     }
     if (id == "$") {
       if (group) {
-        ctx.error(
-            "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the "
-            "history of this consumer by specifying a proper ID, or use the > ID to get new "
-            "messages. The $ ID would just return an empty result set.");
+        ctx.error(err::kXreadgroupDollar);
         return false;
       }
       t.after = t.stream == nullptr ? StreamId::min() : t.stream->last_id();
       t.dollar = true;
     } else if (id == ">") {
       if (!group) {
-        ctx.error(
-            "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
-            "<consumer> option.");
+        ctx.error(err::kXreadGreaterThan);
         return false;
       }
       t.fresh = true;

@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -71,7 +73,7 @@ bool parse_expire_option(CommandContext& ctx, size_t& i, ExpireOption& opt, bool
   }
   int64_t at = 0;
   if (!expire_deadline(n, unit, ctx.now_ms, at)) {
-    ctx.error(fmt_invalid_expire(ctx));
+    ctx.error(err::invalid_expire(ctx.arg(0)));
     return false;
   }
   opt.kind = ExpireOption::kAt;
@@ -96,13 +98,6 @@ bool expire_deadline(int64_t n, ExpireUnit unit, int64_t now_ms, int64_t& at_ms)
   return true;
 }
 
-std::string fmt_invalid_expire(const CommandContext& ctx) {
-  std::string name(ctx.arg(0));
-  for (char& c : name) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return "ERR invalid expire time in '" + name + "' command";
-}
 
 bool strcasecmp_view(std::string_view a, const char* b) {
   size_t n = std::strlen(b);
@@ -238,7 +233,7 @@ void setex_generic(CommandContext& ctx, ExpireUnit unit) {
   }
   ExpireOption opt;
   if (!expire_deadline(n, unit, ctx.now_ms, opt.at_ms)) {
-    ctx.error(fmt_invalid_expire(ctx));
+    ctx.error(err::invalid_expire(ctx.arg(0)));
     return;
   }
   opt.kind = ExpireOption::kAt;
@@ -520,7 +515,7 @@ void cmd_decrby(CommandContext& ctx) {
     return;
   }
   if (d == INT64_MIN) {
-    ctx.error("ERR decrement would overflow");
+    ctx.error(err::kDecrOverflow);
     return;
   }
   incr_generic(ctx, -d);

@@ -3,6 +3,7 @@
 // queued commands' keys; the handlers here are what runs when no transaction is open, plus
 // the session bookkeeping that needs none of that.
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 void cmd_multi(CommandContext& ctx) {
   if (ctx.session->multi.active) {
-    ctx.error("ERR MULTI calls can not be nested");
+    ctx.error(err::kMultiNested);
     return;
   }
   ctx.session->multi.active = true;
@@ -33,11 +34,11 @@ void cmd_multi(CommandContext& ctx) {
 }
 
 // Reached only outside MULTI (inside, the connection runs the transaction instead).
-void cmd_exec(CommandContext& ctx) { ctx.error("ERR EXEC without MULTI"); }
+void cmd_exec(CommandContext& ctx) { ctx.error(err::kExecWithoutMulti); }
 
 void cmd_discard(CommandContext& ctx) {
   if (!ctx.session->multi.active) {
-    ctx.error("ERR DISCARD without MULTI");
+    ctx.error(err::kDiscardWithoutMulti);
     return;
   }
   clear_transaction(*ctx.session);
@@ -47,7 +48,7 @@ void cmd_discard(CommandContext& ctx) {
 void cmd_watch(CommandContext& ctx) {
   ClientSession& session = *ctx.session;
   if (session.multi.active) {
-    ctx.error("ERR WATCH inside MULTI is not allowed");
+    ctx.error(err::kWatchInMulti);
     return;
   }
   if (!session.watch) {

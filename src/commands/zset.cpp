@@ -11,6 +11,8 @@
 #include <random>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -227,7 +229,7 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, ZAddFlags f, const cha
   }
   elements /= 2;
   if (f.nx && f.xx) {
-    ctx.error("ERR XX and NX options at the same time are not compatible");
+    ctx.error(err::kXxAndNx);
     return;
   }
   if ((f.gt && f.nx) || (f.lt && f.nx) || (f.gt && f.lt)) {
@@ -235,7 +237,7 @@ void zadd_generic(CommandContext& ctx, size_t first_pair, ZAddFlags f, const cha
     return;
   }
   if (f.incr && elements > 1) {
-    ctx.error("ERR INCR option supports a single increment-element pair");
+    ctx.error(err::kZaddIncrSinglePair);
     return;
   }
   std::vector<double> scores(elements);
@@ -518,9 +520,7 @@ void cmd_zrandmember(CommandContext& ctx) {
     return;
   }
   if (*l == INT64_MIN) {
-    ctx.error(
-        "ERR value is out of range, value must between -9223372036854775807 and "
-        "9223372036854775807");
+    ctx.error(err::kOutOfRangeLong);
     return;
   }
   bool withscores = false;
@@ -531,7 +531,7 @@ void cmd_zrandmember(CommandContext& ctx) {
   if (ctx.argc() == 4) {
     withscores = true;
     if (*l < -INT64_MAX / 2 || *l > INT64_MAX / 2) {
-      ctx.error("ERR value is out of range");
+      ctx.error(err::kOutOfRange);
       return;
     }
   }
@@ -548,7 +548,7 @@ void cmd_zrandmember(CommandContext& ctx) {
   std::vector<const ZSet::Node*> picked;
   if (!unique) {
     if (count > kMaxRandomReplies) {
-      ctx.error("ERR value is out of range");
+      ctx.error(err::kOutOfRange);
       return;
     }
     std::uniform_int_distribution<size_t> pick(0, z->size() - 1);

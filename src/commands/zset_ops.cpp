@@ -14,6 +14,8 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/zset_helpers.hpp"
@@ -112,7 +114,7 @@ bool parse_algebra_or_reply(CommandContext& ctx, AlgebraOptions& o, std::vector<
     return false;
   }
   if (numkeys < 1) {
-    ctx.error("ERR at least 1 input key is needed for '" + lower(ctx.arg(0)) + "' command");
+    ctx.error(err::at_least_one_key(ctx.arg(0)));
     return false;
   }
   if (static_cast<uint64_t>(numkeys) > ctx.argc() - numkeys_at - 1) {
@@ -146,7 +148,7 @@ bool parse_algebra_or_reply(CommandContext& ctx, AlgebraOptions& o, std::vector<
       for (size_t i = 0; i < n; ++i, ++j) {
         std::optional<double> w = parse_double(ctx.arg(j));
         if (!w) {
-          ctx.error("ERR weight value is not a float");
+          ctx.error(err::kWeightNotFloat);
           return false;
         }
         src[i].weight = *w;
@@ -170,7 +172,7 @@ bool parse_algebra_or_reply(CommandContext& ctx, AlgebraOptions& o, std::vector<
     } else if (o.cardinality && remaining >= 2 && strcasecmp_view(a, "LIMIT")) {
       std::optional<int64_t> l = parse_int64(ctx.arg(j + 1));
       if (!l || *l < 0) {
-        ctx.error("ERR LIMIT can't be negative");
+        ctx.error(err::kLimitNegative);
         return false;
       }
       o.limit = *l;

@@ -8,6 +8,7 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/zset_helpers.hpp"

@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <memory>
 
-#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/errors_values.hpp"
+#include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/zset_helpers.hpp"
@@ -111,11 +113,11 @@ void range_generic(CommandContext& ctx, RangeSpelling sp, bool store = false) {
   }
   if (limit != -1 && kind == RangeKind::kRank) {
     ctx.error(
-        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+        err::kZrangeLimitNeedsBy);
     return;
   }
   if (withscores && kind == RangeKind::kLex) {
-    ctx.error("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+    ctx.error(err::kZrangeWithscoresBylex);
     return;
   }
   // Score and lex ranges are written max first when reversed.

@@ -531,8 +531,7 @@ asio::awaitable<bool> Connection::process_input() {
       protocol_log().warn("protocol error from client {}: {}", session_.info->addr,
                           parser_.error());
       ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
-      engine_.stats().total_error_replies.fetch_add(1, std::memory_order_relaxed);
-      engine_.errors().count("ERR");
+      count_error_reply(engine_, "ERR");
       co_return false;
     }
     if (args_.empty()) {
@@ -557,6 +556,8 @@ asio::awaitable<bool> Connection::process_input() {
         rejected.clear();
         ReplyWriter(rejected, session_.resp).error(exec_abort_because(reason));
       }
+      // Counted even when CLIENT REPLY hides it, as Redis counts rejected calls.
+      count_error_reply(engine_, rejected);
       if (!suppress) {
         out_ += rejected;
       }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/connection.hpp"
@@ -19,7 +20,8 @@ bool Connection::queue_in_multi(const CommandSpec& spec) {
   }
   if ((spec.flags & kNoMulti) != 0) {
     // As Redis: refused, and the transaction can no longer run.
-    ReplyWriter(out_, session_.resp).error("ERR Command not allowed inside a transaction");
+    ReplyWriter(out_, session_.resp).error(err::kNotInMulti);
+    count_error_reply(engine_, err::kNotInMulti);
     session_.multi.aborted = true;
     session_.skip_this_reply = false;
     return true;
@@ -41,6 +43,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   std::string out;
   if (txn.aborted) {
     ReplyWriter(out, proto).error(kExecAbort);
+    count_error_reply(engine_, kExecAbort);
     co_return out;
   }
 
@@ -123,7 +126,9 @@ asio::awaitable<std::string> Connection::exec_transaction() {
         shards, [&run, home, result] { *result = run(home, true); },
         [engine, result, proto] {
           result->clear();
-          ReplyWriter(*result, proto).error(exec_abort_because(engine->scripts().busy_error()));
+          std::string abort = exec_abort_because(engine->scripts().busy_error());
+          ReplyWriter(*result, proto).error(abort);
+          count_error_reply(*engine, abort);
         });
   }
   co_return out;

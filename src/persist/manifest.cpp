@@ -16,8 +16,8 @@
 
 namespace hotkv {
 
-std::string parse_manifest(const std::string& text, Manifest& out) {
-  out.segments.clear();
+Result<Manifest> parse_manifest(const std::string& text) {
+  Manifest out;
   std::istringstream in(text);
   std::string line;
   int lineno = 0;
@@ -34,30 +34,31 @@ std::string parse_manifest(const std::string& text, Manifest& out) {
       std::string type;
       if (!(words >> seg.seq >> type >> seg.shards) || (type != "base" && type != "incr") ||
           seg.shards == 0 || seg.shards > 16384) {
-        return "line " + std::to_string(lineno) + ": bad segment line";
+        return Status::corruption("line " + std::to_string(lineno) + ": bad segment line");
       }
       if (!out.segments.empty() && seg.seq <= out.segments.back().seq) {
-        return "line " + std::to_string(lineno) + ": segments out of order";
+        return Status::corruption("line " + std::to_string(lineno) + ": segments out of order");
       }
       seg.base = type == "base";
       out.segments.push_back(std::move(seg));
     } else if (kind == "file") {
       std::string name;
       if (out.segments.empty() || !(words >> name) || name.find('/') != std::string::npos) {
-        return "line " + std::to_string(lineno) + ": bad file line";
+        return Status::corruption("line " + std::to_string(lineno) + ": bad file line");
       }
       out.segments.back().files.push_back(name);
     } else {
-      return "line " + std::to_string(lineno) + ": unknown directive '" + kind + "'";
+      return Status::corruption("line " + std::to_string(lineno) + ": unknown directive '" + kind + "'");
     }
   }
   for (const auto& seg : out.segments) {
     if (seg.files.size() != seg.shards) {
-      return "segment " + std::to_string(seg.seq) + " lists " + std::to_string(seg.files.size()) +
-             " files for " + std::to_string(seg.shards) + " shards";
+      return Status::corruption("segment " + std::to_string(seg.seq) + " lists " +
+                                std::to_string(seg.files.size()) + " files for " +
+                                std::to_string(seg.shards) + " shards");
     }
   }
-  return "";
+  return out;
 }
 
 std::string render_manifest(const Manifest& m) {
@@ -72,41 +73,43 @@ std::string render_manifest(const Manifest& m) {
   return out;
 }
 
-bool read_manifest(const std::string& path, Manifest& out, std::string& error) {
-  error.clear();
+Result<std::optional<Manifest>> load_manifest(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    if (errno != ENOENT) {
-      error = std::string("cannot read: ") + std::strerror(errno);
+    if (errno == ENOENT) {
+      return std::optional<Manifest>();
     }
-    return false;
+    return Status::io_error(std::string("cannot read: ") + std::strerror(errno));
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  error = parse_manifest(ss.str(), out);
-  return error.empty();
+  Result<Manifest> parsed = parse_manifest(ss.str());
+  if (!parsed.is_ok()) {
+    return parsed.status();
+  }
+  return std::optional<Manifest>(std::move(parsed).value());
 }
 
-std::string write_manifest_atomic(const std::string& path, const Manifest& m) {
+Status store_manifest(const std::string& path, const Manifest& m) {
   std::string tmp = path + ".tmp";
   std::string text = render_manifest(m);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return std::string("cannot create ") + tmp + ": " + std::strerror(errno);
+    return Status::io_error("cannot create " + tmp + ": " + std::strerror(errno));
   }
   if (!write_fully(fd, text)) {
-    std::string err = std::string("cannot write ") + tmp + ": " + std::strerror(errno);
+    Status st = Status::io_error("cannot write " + tmp + ": " + std::strerror(errno));
     ::close(fd);
-    return err;
+    return st;
   }
   if (::fsync(fd) != 0) {
-    std::string err = std::string("cannot fsync ") + tmp + ": " + std::strerror(errno);
+    Status st = Status::io_error("cannot fsync " + tmp + ": " + std::strerror(errno));
     ::close(fd);
-    return err;
+    return st;
   }
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return std::string("cannot rename ") + tmp + ": " + std::strerror(errno);
+    return Status::io_error("cannot rename " + tmp + ": " + std::strerror(errno));
   }
   std::string dir = path.substr(0, path.find_last_of('/'));
   int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -114,7 +117,25 @@ std::string write_manifest_atomic(const std::string& path, const Manifest& m) {
     ::fsync(dfd);
     ::close(dfd);
   }
-  return "";
+  return {};
+}
+
+bool read_manifest(const std::string& path, Manifest& out, std::string& error) {
+  error.clear();
+  Result<std::optional<Manifest>> loaded = load_manifest(path);
+  if (!loaded.is_ok()) {
+    error = loaded.status().message();
+    return false;
+  }
+  if (!loaded.value().has_value()) {
+    return false;
+  }
+  out = std::move(*loaded.value());
+  return true;
+}
+
+std::string write_manifest_atomic(const std::string& path, const Manifest& m) {
+  return store_manifest(path, m).message();
 }
 
 std::string segment_file_name(const std::string& prefix, uint64_t seq, bool base, size_t shard) {

@@ -20,6 +20,7 @@ extern "C" {
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
@@ -212,11 +213,11 @@ int run_command(lua_State* L, LuaVm& vm) {
   LuaVm::Call* call = vm.current();
   int argc = lua_gettop(L);
   if (call == nullptr) {
-    push_error_table(L, "ERR redis.call is only available while a script runs");
+    push_error_table(L, err::kCallOutsideScript);
     return 1;
   }
   if (argc == 0) {
-    push_error_table(L, "ERR Please specify at least one argument for this redis lib call");
+    push_error_table(L, err::kCallNoArgs);
     return 1;
   }
   LuaVm::Scratch& sc = vm.scratch();
@@ -233,7 +234,7 @@ int run_command(lua_State* L, LuaVm& vm) {
       buf.clear();
       fmt::format_to(std::back_inserter(buf), "{}", lua_tonumber(L, i));
     } else if (t != LUA_TSTRING) {
-      push_error_table(L, "ERR Lua redis lib command arguments must be strings or integers");
+      push_error_table(L, err::kCallArgType);
       return 1;
     }
   }
@@ -250,34 +251,31 @@ int run_command(lua_State* L, LuaVm& vm) {
   CommandContext& ctx = *call->ctx;
   const CommandSpec* spec = vm.lookup_command(ctx.engine.table(), argv[0]);
   if (spec == nullptr) {
-    push_error_table(L, "ERR Unknown Redis command called from script");
+    push_error_table(L, err::kCallUnknownCommand);
     return 1;
   }
   if (!command_allowed_in_scripts(*spec)) {
-    push_error_table(L, "ERR This Redis command is not allowed from script");
+    push_error_table(L, err::kCallNotAllowed);
     return 1;
   }
   int arity = spec->arity;
   if ((arity > 0 && argc != arity) || (arity < 0 && argc < -arity)) {
-    push_error_table(L, "ERR Wrong number of args calling Redis command from script");
+    push_error_table(L, err::kCallArity);
     return 1;
   }
   if (stream_read_with_block(*spec, argv)) {
-    push_error_table(L, "ERR " + std::string(argv[0].substr(0, 64)) +
-                            " command is not allowed with BLOCK option from scripts");
+    push_error_table(L, err::call_with_block(argv[0]));
     return 1;
   }
   if ((spec->flags & kWrite) != 0 && call->read_only) {
-    push_error_table(L, "ERR Write commands are not allowed from read-only scripts.");
+    push_error_table(L, err::kCallWriteReadOnly);
     return 1;
   }
   if (needs_every_shard(*spec, argv) && ctx.engine.shard_count() > 1) {
     // KEYS, SCAN, DBSIZE, SORT ... BY weight_*: from now on it runs with every shard
     call->undeclared = true;
     if (call->allowed.size() < ctx.engine.shard_count()) {
-      push_error_table(L,
-                       "ERR This command needs every shard; the script runs with every "
-                       "shard from its next call");
+      push_error_table(L, err::kCallNeedsEveryShard);
       return 1;
     }
   }
@@ -296,9 +294,7 @@ int run_command(lua_State* L, LuaVm& vm) {
     size_t s = ctx.engine.shard_of(key);
     if (!std::binary_search(call->allowed.begin(), call->allowed.end(), s)) {
       // Only a script that stayed within its KEYS before gets here; it will not again.
-      push_error_table(L, "ERR Script attempted to access key '" + std::string(key.substr(0, 128)) +
-                              "' on a shard none of its KEYS live on; the script runs with "
-                              "every shard from its next call");
+      push_error_table(L, err::script_key_on_other_shard(key));
       return 1;
     }
   }
@@ -317,7 +313,7 @@ int run_command(lua_State* L, LuaVm& vm) {
   bool is_error = false;
   ReplyReader reader{out, 0};
   if (!reader.push(L, 0, is_error)) {
-    push_error_table(L, "ERR could not read the reply of the command called from script");
+    push_error_table(L, err::kCallReplyUnreadable);
     return 1;
   }
   if (!is_error && (spec->flags & kWrite) != 0) {
@@ -433,9 +429,7 @@ int l_set_repl(lua_State* L) {
   }
   lua_Integer flags = luaL_checkinteger(L, 1);
   if (flags < 0 || flags > kReplAll) {
-    push_error_table(L,
-                     "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or "
-                     "REPL_NONE.");
+    push_error_table(L, err::kReplicationFlags);
     return lua_error(L);
   }
   return 0;

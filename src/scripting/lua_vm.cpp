@@ -14,6 +14,7 @@ int luaopen_cjson(lua_State* L);
 
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_cmsgpack.hpp"
 #include "hotkv/scripting/lua_sandbox.hpp"
@@ -193,7 +194,7 @@ void LuaVm::hook(lua_State* L, lua_Debug*) {
     // still ends (invoke puts the count hook back).
     lua_sethook(L, &LuaVm::hook, LUA_MASKLINE, 0);
     lua_newtable(L);
-    lua_pushstring(L, "ERR Script killed by user with SCRIPT KILL...");
+    lua_pushstring(L, err::kScriptKilled);
     lua_setfield(L, -2, "err");
     lua_error(L);
   }
@@ -263,7 +264,7 @@ bool LuaVm::push_function(CommandContext& ctx, const std::shared_ptr<const Scrip
   if (luaL_loadbuffer(L, script->source.data(), script->source.size(), "@user_script") != 0) {
     std::string msg = lua_tostring(L, -1) ? lua_tostring(L, -1) : "?";
     lua_pop(L, 1);
-    ctx.error(sanitize("ERR Error compiling script (new function): " + msg));
+    ctx.error(sanitize(err::compile_script(msg)));
     return false;
   }
   lua_pushvalue(L, -1);
@@ -325,7 +326,7 @@ void LuaVm::call_function(CommandContext& ctx, const Library& lib, const Library
   lua_remove(L, -2);
   if (!lua_isfunction(L, -1)) {
     lua_settop(L, 0);
-    ctx.error("ERR Function not found");
+    ctx.error(err::kFunctionNotFound);
     return;
   }
   // A function gets KEYS and ARGV as its two arguments, not as globals.
@@ -412,12 +413,12 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     if (lua_istable(L, -1)) {
       lua_pushstring(L, "err");
       lua_rawget(L, -2);
-      text = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
+      text = lua_isstring(L, -1) ? lua_tostring(L, -1) : err::kUnknownScriptError;
       lua_pop(L, 1);
     } else if (lua_isstring(L, -1)) {
-      text = std::string("ERR ") + lua_tostring(L, -1);
+      text = err::script_runtime(lua_tostring(L, -1));
     } else {
-      text = "ERR unknown error";
+      text = err::kUnknownScriptError;
     }
     int line = call.error_line > 0 ? call.error_line : guess_tail_call_line(source);
     text += std::string(" script: ") + label + ", on " + chunk + ":" +
@@ -429,7 +430,7 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     if (write_lua_value(L, -1, w, call.resp == 3)) {
       ctx.reply.buffer() += out;
     } else {
-      ctx.error("ERR reached lua stack limit");
+      ctx.error(err::kLuaStackLimit);
     }
   }
   lua_settop(L, 0);
@@ -443,8 +444,7 @@ bool LuaVm::register_library(Library& lib, bool keep, std::string& error) {
   lib.functions.clear();
   lua_pushcfunction(L, &LuaVm::message_handler);
   if (luaL_loadbuffer(L, lib.source.data(), lib.source.size(), "@user_function") != 0) {
-    error = std::string("ERR Error compiling function: ") +
-            (lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    error = err::compile_function(lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
     lua_settop(L, 0);
     return false;
   }
@@ -461,17 +461,16 @@ bool LuaVm::register_library(Library& lib, bool keep, std::string& error) {
     if (lua_istable(L, -1)) {
       lua_pushstring(L, "err");
       lua_rawget(L, -2);
-      error = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
+      error = lua_isstring(L, -1) ? lua_tostring(L, -1) : err::kUnknownScriptError;
     } else {
-      error = std::string("ERR Error registering functions: ") +
-              (lua_isstring(L, -1) ? lua_tostring(L, -1) : "?");
+      error = err::register_functions(lua_isstring(L, -1) ? lua_tostring(L, -1) : "?");
     }
     lua_settop(L, 0);
     return false;
   }
   lua_settop(L, 0);
   if (lib.functions.empty()) {
-    error = "ERR No functions registered";
+    error = err::kNoFunctionsRegistered;
     return false;
   }
   if (keep) {

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <mutex>
 
+#include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/util/file_io.hpp"
 #include "hotkv/util/sha1.hpp"
@@ -31,7 +32,7 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
   size_t space = line.find(' ');
   std::string_view engine = line.substr(0, space);
   if (engine != "lua") {
-    error = "ERR Unexpected engine in script shebang: " + std::string(engine);
+    error = err::shebang_engine(engine);
     return nullptr;
   }
   std::string_view rest = space == std::string_view::npos ? std::string_view() : line.substr(space);
@@ -45,7 +46,7 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
     std::string_view word = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
     if (word.substr(0, 6) != "flags=") {
-      error = "ERR Unknown lua shebang option: " + std::string(word);
+      error = err::shebang_option(word);
       return nullptr;
     }
     std::string_view flags = word.substr(6);
@@ -57,7 +58,7 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
         s->no_writes = true;
       } else if (f != "allow-oom" && f != "allow-stale" && f != "no-cluster" &&
                  f != "allow-cross-slot-keys" && !f.empty()) {
-        error = "ERR Unexpected flag in script shebang: " + std::string(f);
+        error = err::shebang_flag(f);
         return nullptr;
       }
     }
@@ -164,10 +165,7 @@ bool ScriptStore::running_function(RunningFunction& out) const {
 }
 
 std::string ScriptStore::busy_error(bool function) {
-  return function ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
-                    "SHUTDOWN NOSAVE."
-                  : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
-                    "SHUTDOWN NOSAVE.";
+  return function ? err::kBusyFunction : err::kBusyScript;
 }
 
 std::string ScriptStore::busy_error() const {
@@ -204,12 +202,10 @@ std::string ScriptStore::request_kill(bool& ok, bool function) {
     return "OK";
   }
   if (!any) {
-    return "NOTBUSY No scripts in execution right now.";
+    return err::kNotBusy;
   }
   if (wrote) {
-    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
-           "You can either wait the script termination or kill the server in a hard way using "
-           "the SHUTDOWN NOSAVE command.";
+    return err::kUnkillable;
   }
   return busy_error(!function);
 }
@@ -227,7 +223,7 @@ constexpr std::string_view kFunctionsMagic = "HOTKV-FUNCTIONS 1\n";
 
 std::shared_ptr<Library> parse_library(std::string_view code, std::string& error) {
   if (code.substr(0, 2) != "#!") {
-    error = "ERR Missing library metadata";
+    error = err::kLibraryMetadataMissing;
     return nullptr;
   }
   size_t eol = code.find('\n');
@@ -235,7 +231,7 @@ std::shared_ptr<Library> parse_library(std::string_view code, std::string& error
   size_t space = line.find(' ');
   std::string_view engine = line.substr(0, space);
   if (ascii_lower(engine) != "lua") {  // engine names are case-insensitive, as on Redis
-    error = "ERR Engine '" + std::string(engine) + "' not found";
+    error = err::engine_not_found(engine);
     return nullptr;
   }
   auto lib = std::make_shared<Library>();
@@ -251,7 +247,7 @@ std::shared_ptr<Library> parse_library(std::string_view code, std::string& error
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
     if (word.substr(0, 5) == "name=") {
       if (!lib->name.empty()) {
-        error = "ERR Invalid metadata value, name argument was given multiple times";
+        error = err::kLibraryNameTwice;
         return nullptr;
       }
       std::string_view value = word.substr(5);
@@ -262,18 +258,17 @@ std::shared_ptr<Library> parse_library(std::string_view code, std::string& error
       }
       lib->name.assign(value);
     } else {
-      error = "ERR Invalid metadata value given: " + std::string(word);
+      error = err::metadata_value(word);
       return nullptr;
     }
   }
   if (lib->name.empty()) {
-    error = "ERR Library name was not given";
+    error = err::kLibraryNameNotGiven;
     return nullptr;
   }
   for (char c : lib->name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
-      error = "ERR Library names can only contain letters, numbers, or underscores(_) and must "
-              "be at least one character long";
+      error = err::kLibraryNameChars;
       return nullptr;
     }
   }
@@ -307,8 +302,7 @@ bool ScriptStore::merge_libraries(std::vector<std::shared_ptr<Library>> libs, Re
     if (existing != libraries.end()) {
       if (policy != RestorePolicy::kReplace) {
         // FUNCTION LOAD quotes the name, FUNCTION RESTORE does not (Redis's two texts).
-        error = load_texts ? "ERR Library '" + lib->name + "' already exists"
-                           : "ERR Library " + lib->name + " already exists";
+        error = err::library_exists(lib->name, load_texts);
         return false;
       }
       for (const LibraryFunction& f : existing->second->functions) {
@@ -318,7 +312,7 @@ bool ScriptStore::merge_libraries(std::vector<std::shared_ptr<Library>> libs, Re
     for (const LibraryFunction& f : lib->functions) {
       auto owner = owners.find(ascii_lower(f.name));
       if (owner != owners.end() && owner->second != lib->name) {
-        error = "ERR Function " + f.name + " already exists";
+        error = err::function_exists(f.name);
         return false;
       }
       owners[ascii_lower(f.name)] = lib->name;
@@ -396,14 +390,14 @@ bool ScriptStore::save_libraries(std::string& error) const {
   std::string tmp = functions_file_ + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    error = "ERR cannot write " + tmp + ": " + std::strerror(errno);
+    error = err::cannot_write(tmp, errno);
     return false;
   }
   bool ok = write_fully(fd, data) && ::fsync(fd) == 0;
   int saved = errno;
   ::close(fd);
   if (!ok || ::rename(tmp.c_str(), functions_file_.c_str()) != 0) {
-    error = "ERR cannot write " + functions_file_ + ": " + std::strerror(ok ? errno : saved);
+    error = err::cannot_write(functions_file_, ok ? errno : saved);
     return false;
   }
   return true;

@@ -61,17 +61,18 @@ int main(int argc, char** argv) {
 
   hotkv::Config config;
   if (!config_file.empty()) {
-    std::string err = config.load_file(config_file);
-    if (!err.empty()) {
-      std::fprintf(stderr, "hotkv: bad config file: %s\n", err.c_str());
+    hotkv::Status st = config.load_file(config_file);
+    if (!st.is_ok()) {
+      std::fprintf(stderr, "hotkv: bad config file: %s\n", st.message().c_str());
       return 1;
     }
   }
   for (const auto& [name, value] : flags) {
     if (value) {
-      std::string err = config.set(name, *value, true);
-      if (!err.empty()) {
-        std::fprintf(stderr, "hotkv: bad value for --%s: %s\n", name.c_str(), err.c_str());
+      hotkv::Status st = config.set(name, *value, true);
+      if (!st.is_ok()) {
+        std::fprintf(stderr, "hotkv: bad value for --%s: %s\n", name.c_str(),
+                     st.message().c_str());
         return 1;
       }
     }

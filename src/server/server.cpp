@@ -225,7 +225,7 @@ asio::awaitable<void> Server::switch_appendonly(bool on) {
   if (on && !err.empty()) {
     // The log could not start after all (its files, the fork of the base): CONFIG GET must
     // not go on saying yes. The hook this calls finds the log off and changes nothing.
-    config_.set("appendonly", "no", false);
+    (void)config_.set("appendonly", "no", false);
   }
 }
 

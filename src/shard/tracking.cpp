@@ -89,20 +89,20 @@ std::vector<std::string> Tracking::prefixes_of(uint64_t client) const {
   return it == client_prefixes_.end() ? std::vector<std::string>{} : it->second;
 }
 
-std::string Tracking::prefix_collision(uint64_t client,
-                                       const std::vector<std::string>& prefixes) const {
+Status Tracking::check_prefixes(uint64_t client, const std::vector<std::string>& prefixes) const {
   std::vector<std::string> existing = prefixes_of(client);
   for (size_t i = 0; i < prefixes.size(); ++i) {
     for (const std::string& e : existing) {
       if (prefixes_overlap(e, prefixes[i])) {
-        return "ERR Prefix '" + prefixes[i] + "' overlaps with an existing prefix '" + e +
-               "'. Prefixes for a single client must not overlap.";
+        return Status::conflict("Prefix '" + prefixes[i] + "' overlaps with an existing prefix '" +
+                                e + "'. Prefixes for a single client must not overlap.");
       }
     }
     for (size_t j = i + 1; j < prefixes.size(); ++j) {
       if (prefixes_overlap(prefixes[i], prefixes[j])) {
-        return "ERR Prefix '" + prefixes[i] + "' overlaps with another provided prefix '" +
-               prefixes[j] + "'. Prefixes for a single client must not overlap.";
+        return Status::conflict("Prefix '" + prefixes[i] +
+                                "' overlaps with another provided prefix '" + prefixes[j] +
+                                "'. Prefixes for a single client must not overlap.");
       }
     }
   }

@@ -103,7 +103,7 @@ Config::Config() {
             "allkeys-lfu", "allkeys-random", "noeviction"},
            true, [](const std::string& v) {
              access_clock_settings().lfu.store(v.ends_with("-lfu"), std::memory_order_relaxed);
-             return std::string();
+             return Status();
            });
   add_int("lfu-log-factor", access_clock_settings().lfu_log_factor, 0, INT32_MAX, false, true);
   add_int("lfu-decay-time", access_clock_settings().lfu_decay_time, 0, INT32_MAX, false, true);
@@ -136,13 +136,14 @@ Config::Config() {
   add_string("save", save_, true);
   add_int("databases", databases, 1, kMaxDatabases, false, false);
   // A running server switches the log when appendonly changes (set_appendonly_hook).
-  add_enum("appendonly", appendonly_, {"yes", "no"}, true, [this](const std::string& v) {
+  add_enum("appendonly", appendonly_, {"yes", "no"}, true, [this](const std::string& v) -> Status {
     std::function<std::string(bool)> hook;
     {
       std::lock_guard<std::mutex> lock(strings_mutex_);
       hook = appendonly_hook_;
     }
-    return hook ? hook(v == "yes") : std::string();
+    std::string reason = hook ? hook(v == "yes") : std::string();
+    return reason.empty() ? Status() : Status::refused(std::move(reason));
   });
   add_enum("appendfsync", appendfsync_, {"always", "everysec", "no"}, true);
   add_string("dir", dir_, false);
@@ -154,12 +155,12 @@ Config::Config() {
   add_int("inventory-hold-retention-ms", inventory_hold_retention_ms, 0,
           10LL * 365 * 24 * 3600 * 1000, false, true);
   add("loglevel", Entry{[this] { return loglevel(); },
-                        [this](std::string_view v) -> std::string {
+                        [this](std::string_view v) -> Status {
                           std::string l = ascii_lower(v);
                           if (l != "debug" && l != "verbose" && l != "notice" && l != "warning" &&
                               l != "nothing") {
-                            return "argument(s) must be one of the following: debug, verbose, "
-                                   "notice, warning, nothing";
+                            return Status::invalid_argument("argument(s) must be one of the following: debug, verbose, "
+                                   "notice, warning, nothing");
                           }
                           std::function<void(const std::string&)> hook;
                           {
@@ -170,19 +171,19 @@ Config::Config() {
                           if (hook) {
                             hook(l);
                           }
-                          return "";
+                          return {};
                         },
                         true});
   add("notify-keyspace-events",
       Entry{[this] { return format_notify_flags(notify_keyspace_events.load()); },
-            [this](std::string_view v) -> std::string {
+            [this](std::string_view v) -> Status {
               auto flags = parse_notify_flags(v);
               if (!flags) {
-                return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+                return Status::invalid_argument("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
               }
               // Classes without K or E select no channel: nothing is published.
               notify_keyspace_events.store(*flags, std::memory_order_relaxed);
-              return "";
+              return {};
             },
             true});
   add("client-output-buffer-limit",
@@ -192,7 +193,7 @@ Config::Config() {
                      std::to_string(pubsub_buffer_soft.load()) + " " +
                      std::to_string(pubsub_buffer_soft_seconds.load());
             },
-            [this](std::string_view v) -> std::string {
+            [this](std::string_view v) -> Status {
               return set_output_buffer_limits(v);
             },
             true});
@@ -201,7 +202,7 @@ Config::Config() {
 // "<class> <hard> <soft> <soft-seconds>" groups, as Redis takes them. Only the pubsub class
 // is enforced (normal clients are never cut off; there are no replicas), but every class is
 // validated.
-std::string Config::set_output_buffer_limits(std::string_view v) {
+Status Config::set_output_buffer_limits(std::string_view v) {
   std::vector<std::string> words;
   size_t i = 0;
   while (i < v.size()) {
@@ -217,7 +218,7 @@ std::string Config::set_output_buffer_limits(std::string_view v) {
     }
   }
   if (words.empty() || words.size() % 4 != 0) {
-    return "Wrong number of arguments in buffer limit configuration.";
+    return Status::invalid_argument("Wrong number of arguments in buffer limit configuration.");
   }
   int64_t hard = -1;
   int64_t soft = -1;
@@ -225,7 +226,7 @@ std::string Config::set_output_buffer_limits(std::string_view v) {
   for (size_t w = 0; w < words.size(); w += 4) {
     std::string cls = ascii_lower(words[w]);
     if (cls != "normal" && cls != "slave" && cls != "replica" && cls != "pubsub") {
-      return "Invalid client class specified in buffer limit configuration.";
+      return Status::invalid_argument("Invalid client class specified in buffer limit configuration.");
     }
     int64_t h = parse_memory_value(words[w + 1]);
     int64_t s = parse_memory_value(words[w + 2]);
@@ -236,7 +237,7 @@ std::string Config::set_output_buffer_limits(std::string_view v) {
       secs_value = std::stoll(words[w + 3]);
     }
     if (h < 0 || s < 0 || secs_value < 0) {
-      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+      return Status::invalid_argument("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
     }
     if (cls == "pubsub") {
       hard = h;
@@ -249,7 +250,7 @@ std::string Config::set_output_buffer_limits(std::string_view v) {
     pubsub_buffer_soft.store(soft);
     pubsub_buffer_soft_seconds.store(secs);
   }
-  return "";
+  return {};
 }
 
 void Config::add(std::string name, Entry e) { entries_.emplace(std::move(name), std::move(e)); }
@@ -258,26 +259,26 @@ void Config::add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int
                      bool memory, bool mutable_at_runtime) {
   add(std::move(name),
       Entry{[&v] { return std::to_string(v.load(std::memory_order_relaxed)); },
-            [&v, min, max, memory](std::string_view s) -> std::string {
+            [&v, min, max, memory](std::string_view s) -> Status {
               int64_t n = 0;
               if (memory) {
                 n = parse_memory_value(s);
                 if (n < 0) {
-                  return "argument must be a memory value";
+                  return Status::invalid_argument("argument must be a memory value");
                 }
               } else {
                 auto parsed = parse_int64(s);
                 if (!parsed) {
-                  return "argument couldn't be parsed into an integer";
+                  return Status::invalid_argument("argument couldn't be parsed into an integer");
                 }
                 n = *parsed;
               }
               if (n < min || n > max) {
-                return "argument must be between " + std::to_string(min) + " and " +
-                       std::to_string(max) + " inclusive";
+                return Status::invalid_argument("argument must be between " + std::to_string(min) + " and " +
+                       std::to_string(max) + " inclusive");
               }
               v.store(n, std::memory_order_relaxed);
-              return "";
+              return {};
             },
             mutable_at_runtime});
 }
@@ -287,10 +288,10 @@ void Config::add_string(std::string name, std::string& v, bool mutable_at_runtim
                                std::lock_guard<std::mutex> lock(strings_mutex_);
                                return v;
                              },
-                             [this, &v](std::string_view s) -> std::string {
+                             [this, &v](std::string_view s) -> Status {
                                std::lock_guard<std::mutex> lock(strings_mutex_);
                                v.assign(s);
-                               return "";
+                               return {};
                              },
                              mutable_at_runtime});
 }
@@ -302,30 +303,30 @@ void Config::add_enum(std::string name, std::string& v, std::vector<std::string>
               std::lock_guard<std::mutex> lock(strings_mutex_);
               return v;
             },
-            [this, &v, allowed, before_change](std::string_view s) -> std::string {
+            [this, &v, allowed, before_change](std::string_view s) -> Status {
               std::string l = ascii_lower(s);
               if (std::find(allowed.begin(), allowed.end(), l) == allowed.end()) {
                 std::string list;
                 for (const auto& a : allowed) {
                   list += (list.empty() ? "" : ", ") + a;
                 }
-                return "argument(s) must be one of the following: " + list;
+                return Status::invalid_argument("argument(s) must be one of the following: " + list);
               }
               if (before_change) {
                 {
                   std::lock_guard<std::mutex> lock(strings_mutex_);
                   if (v == l) {
-                    return "";
+                    return {};
                   }
                 }
                 // Outside the lock: the hook may read settings itself.
-                if (std::string err = before_change(l); !err.empty()) {
-                  return err;
+                if (Status st = before_change(l); !st.is_ok()) {
+                  return st;
                 }
               }
               std::lock_guard<std::mutex> lock(strings_mutex_);
               v = l;
-              return "";
+              return {};
             },
             mutable_at_runtime});
 }
@@ -369,13 +370,13 @@ void Config::set_loglevel_hook(std::function<void(const std::string&)> hook) {
   loglevel_hook_ = std::move(hook);
 }
 
-std::string Config::set(std::string_view name, std::string_view value, bool at_startup) {
+Status Config::set(std::string_view name, std::string_view value, bool at_startup) {
   auto it = entries_.find(ascii_lower(name));
   if (it == entries_.end()) {
-    return "unknown option";
+    return Status::not_found("unknown option");
   }
   if (!at_startup && !it->second.mutable_at_runtime) {
-    return "can't set immutable config";
+    return Status::refused("can't set immutable config");
   }
   return it->second.set(value);
 }
@@ -401,10 +402,10 @@ std::vector<std::string> Config::names() const {
   return out;
 }
 
-std::string Config::load_file(const std::string& path) {
+Status Config::load_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    return path + ": cannot open file";
+    return Status::not_found(path + ": cannot open file");
   }
   std::string line;
   int lineno = 0;
@@ -413,23 +414,23 @@ std::string Config::load_file(const std::string& path) {
     if (!line.empty() && line.back() == '\r') {
       line.pop_back();
     }
+    std::string where = path + ":" + std::to_string(lineno);
     std::vector<std::string> words;
     if (!split_config_line(line, words)) {
-      return path + ":" + std::to_string(lineno) + ": unbalanced quotes";
+      return Status::invalid_argument(where + ": unbalanced quotes");
     }
     if (words.empty() || words[0][0] == '#') {
       continue;
     }
     if (words.size() != 2) {
-      return path + ":" + std::to_string(lineno) + ": expected 'name value'";
+      return Status::invalid_argument(where + ": expected 'name value'");
     }
-    std::string reason = set(words[0], words[1], true);
-    if (!reason.empty()) {
-      return path + ":" + std::to_string(lineno) + ": '" + words[0] + "': " + reason;
+    if (Status st = set(words[0], words[1], true); !st.is_ok()) {
+      return st.with_context(where + ": '" + words[0] + "'");
     }
   }
   set_config_file(path);
-  return "";
+  return {};
 }
 
 }  // namespace hotkv

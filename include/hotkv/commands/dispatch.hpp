@@ -34,8 +34,10 @@ struct Route {
   bool keyed = false;
 };
 
-// Looks the command up and checks arity and authentication. On failure writes the error reply
-// (Redis's texts) and returns nullptr.
+// Looks the command up and checks, in Redis 7's order, that it and its subcommand exist, its
+// arity, authentication, a busy script, loading, the RESP2 subscribed context and a broken
+// log. On failure writes the error reply (Redis's texts) and returns nullptr; the caller
+// counts it (count_error_reply), since a refused command never reaches execute_command.
 const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
                                  const ClientSession& session, Engine& engine,
                                  ReplyWriter& reply);
@@ -64,6 +66,12 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
 // thread (or a coordinator while it is parked).
 void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
                    Shard& shard, int64_t usec, std::string_view error);
+
+// INFO errorstats and total_error_replies: one error reply with this text (with or without
+// the leading '-'), counted under its code. Every error a client is sent is counted once:
+// execute_command counts a handler's, and the connection counts those it writes itself
+// (refused commands, EXECABORT, protocol errors). Any thread.
+void count_error_reply(Engine& engine, std::string_view error);
 
 // One statistics slot summed over the shards (INFO commandstats, LATENCY HISTOGRAM). Any
 // thread; relaxed reads, so a call finishing meanwhile may be missing.

@@ -1,6 +1,19 @@
-// Every error text a command can reply with, word for word as Redis 7 says it, so clients that
-// match on error strings (and humans reading redis-cli) see what they expect.
+// The catalogue of error replies: every error text a command can reply with, word for word as
+// Redis 7.0 says it, so clients that match on error strings (and humans reading redis-cli) see
+// what they expect. This header holds the texts every family shares and the formatters for the
+// texts that name a command or an argument; errors_<family>.hpp hold each family's own
+// (server, values, streams, scripting, inventory). A text starts with its code ("ERR",
+// "WRONGTYPE", ...), which INFO errorstats counts (shard/error_stats.hpp).
+//
+// Below the commands layer failures are Status values (util/status.hpp); a command turns one
+// into a reply here, so no layer below spells protocol text.
 #pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hotkv/util/status.hpp"
 
 namespace hotkv::err {
 
@@ -12,7 +25,6 @@ inline constexpr const char* kIncrFloatNaN = "ERR increment would produce NaN or
 inline constexpr const char* kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 inline constexpr const char* kNoSuchKey = "ERR no such key";
-inline constexpr const char* kInvalidExpire = "ERR invalid expire time in '%s' command";
 inline constexpr const char* kNoAuth = "NOAUTH Authentication required.";
 inline constexpr const char* kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
@@ -55,5 +67,32 @@ inline constexpr const char* kLcsLenAndIdx =
 inline constexpr const char* kLcsTooLong = "ERR String too long for LCS";
 inline constexpr const char* kLcsMemory =
     "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+
+inline constexpr const char* kOutOfRangeLong =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+
+// At most this many bytes of a command name or argument are quoted in an error, as Redis.
+inline constexpr size_t kMaxQuoted = 128;
+// The first kMaxQuoted bytes of `s`.
+std::string_view clip(std::string_view s);
+
+// "ERR unknown command '<name>', with args beginning with: '<a1>' '<a2>' " (argv[0] is the name).
+std::string unknown_command(std::span<const std::string_view> argv);
+// "ERR wrong number of arguments for '<command>' command", the name in lower case.
+std::string wrong_arity(std::string_view command);
+// A container command's subcommand with the wrong number of arguments:
+// "ERR wrong number of arguments for '<command>|<sub>' command", both in lower case.
+std::string subcommand_arity(std::string_view command, std::string_view sub);
+// "ERR unknown subcommand '<sub>'. Try <COMMAND> HELP."
+std::string unknown_subcommand(std::string_view command, std::string_view sub);
+// The older catch-all some subcommands still answer with: "ERR unknown subcommand or wrong
+// number of arguments for '<sub>'. Try <COMMAND> HELP."
+std::string subcommand_syntax(std::string_view command, std::string_view sub);
+// "ERR invalid expire time in '<command>' command", the name in lower case.
+std::string invalid_expire(std::string_view command);
+// A failure from below the commands layer whose message Redis shows after "ERR " (a CONFIG
+// SET reason, a tracking prefix clash). REQUIRES: !st.is_ok().
+std::string from_status(const Status& st);
 
 }  // namespace hotkv::err

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "hotkv/commands/errors_inventory.hpp"
 #include "hotkv/types/inventory.hpp"
 
 namespace hotkv {
@@ -18,13 +19,6 @@ namespace hotkv {
 struct CommandContext;
 class Engine;
 class Shard;
-
-namespace err {
-
-inline constexpr const char* kBusyKey = "BUSYKEY Target key name already exists.";
-inline constexpr const char* kQtyPositive = "ERR quantity must be a positive integer";
-
-}  // namespace err
 
 // Looks up key for an inventory command (`read` counts a keyspace hit or miss). Replies
 // WRONGTYPE and returns false if the key holds another type; otherwise `out` is the item, or
@@ -60,7 +54,6 @@ std::string hold_exists_error(std::string_view key, std::string_view id, HoldSta
 std::string no_hold_error(std::string_view key, std::string_view id);
 // -COMMITTED, -RELEASED or -EXPIRED for a settled hold.
 std::string settled_error(std::string_view id, HoldState state);
-std::string clip_arg(std::string_view s);
 std::string soldout_error(std::string_view key, int64_t available, int64_t qty);
 
 // After the item's shard answered SOLDOUT for key: gives the item a SoldOutBeacon, if it has

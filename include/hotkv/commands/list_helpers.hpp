@@ -10,18 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/types/list.hpp"
 
 namespace hotkv {
 
 struct CommandContext;
 class Table;
-
-namespace err {
-
-inline constexpr const char* kIndexOutOfRange = "ERR index out of range";
-
-}  // namespace err
 
 // Looks up key for a list command: `read` counts a keyspace hit or miss. Replies WRONGTYPE and
 // returns false if the key holds another type; otherwise `out` is the list, or nullptr.

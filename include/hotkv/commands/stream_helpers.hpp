@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "hotkv/commands/errors_streams.hpp"
 #include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/op_args.hpp"
 #include "hotkv/shard/op_effects.hpp"
@@ -22,15 +23,6 @@
 namespace hotkv {
 
 struct CommandContext;
-
-namespace err {
-
-inline constexpr const char* kStreamBadId =
-    "ERR Invalid stream ID specified as stream command argument";
-inline constexpr const char* kStreamBadStart = "ERR invalid start ID for the interval";
-inline constexpr const char* kStreamBadEnd = "ERR invalid end ID for the interval";
-
-}  // namespace err
 
 // Looks up key for a stream command: `read` counts a keyspace hit or miss (read commands).
 // Replies WRONGTYPE and returns false if the key holds another type; otherwise `out` is the
@@ -86,10 +78,6 @@ class DeferredReply {
 // start, which makes a group's entries_read counter unknowable by counting. (Stream has the
 // same test privately for lag(); this is its public twin for XREADGROUP's counter.)
 bool stream_has_tombstones_from(const Stream& s, StreamId start);
-
-// The NOGROUP error texts, with key and group names as Redis formats them.
-std::string nogroup_key_or_group(std::string_view key, std::string_view group);
-std::string nogroup_for_key(std::string_view group, std::string_view key);
 
 // "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try <CMD> HELP." and the
 // per-subcommand checks of Redis 7 container commands (XGROUP, XINFO): an unknown name gets

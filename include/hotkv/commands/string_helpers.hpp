@@ -30,8 +30,6 @@ bool parse_expire_option(CommandContext& ctx, size_t& i, ExpireOption& opt, bool
                          bool allow_persist);
 // Converts n in `unit` to an absolute unix-ms deadline; false if n <= 0 or it overflows.
 bool expire_deadline(int64_t n, ExpireUnit unit, int64_t now_ms, int64_t& at_ms);
-// "ERR invalid expire time in '<cmd>' command".
-std::string fmt_invalid_expire(const CommandContext& ctx);
 // Case-insensitive comparison with an upper-case literal.
 bool strcasecmp_view(std::string_view a, const char* upper);
 // Case-insensitive comparison of two arbitrary strings.

@@ -10,20 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "hotkv/commands/errors_values.hpp"
 #include "hotkv/types/zset.hpp"
 
 namespace hotkv {
 
 struct CommandContext;
 class ReplyWriter;
-
-namespace err {
-
-inline constexpr const char* kZSetMinMaxNotFloat = "ERR min or max is not a float";
-inline constexpr const char* kZSetLexRange = "ERR min or max not valid string range item";
-inline constexpr const char* kZSetScoreNaN = "ERR resulting score is not a number (NaN)";
-
-}  // namespace err
 
 // Looks up key for a sorted-set command: `read` counts a keyspace hit or miss. Replies
 // WRONGTYPE and returns false if the key holds another type; otherwise `out` is the zset, or

@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "hotkv/util/status.hpp"
 
 namespace hotkv {
 
@@ -23,14 +26,22 @@ struct Manifest {
   uint64_t next_seq() const { return segments.empty() ? 1 : segments.back().seq + 1; }
 };
 
-// Parses the manifest text. Returns an empty string or the reason it is invalid.
-std::string parse_manifest(const std::string& text, Manifest& out);
+// Parses the manifest text. Fails with kCorruption and the line at fault.
+Result<Manifest> parse_manifest(const std::string& text);
 std::string render_manifest(const Manifest& m);
 
-// Reads `path`; returns false with `error` empty if it does not exist, false with `error` set
-// if it is unreadable or invalid.
+// Reads `path`: no manifest (nullopt) if the file does not exist; kIoError if it cannot be
+// read; kCorruption if it is invalid.
+Result<std::optional<Manifest>> load_manifest(const std::string& path);
+// Atomically replaces `path`. Fails with kIoError naming the step (create, write, fsync,
+// rename) and the file.
+Status store_manifest(const std::string& path, const Manifest& m);
+
+// The string forms of load_manifest and store_manifest, for the log's writers that still take
+// failures as text. read_manifest returns false with `error` empty if the file does not exist,
+// false with `error` set if it is unreadable or invalid; write_manifest_atomic returns an empty
+// string or the reason it failed.
 bool read_manifest(const std::string& path, Manifest& out, std::string& error);
-// Atomically replaces `path`. Returns an empty string or the reason it failed.
 std::string write_manifest_atomic(const std::string& path, const Manifest& m);
 
 // File name of shard `shard` in segment `seq`: "<prefix>.<seq>.<base|incr>.<shard>.aof".

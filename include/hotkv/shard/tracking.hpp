@@ -22,6 +22,7 @@
 
 #include "hotkv/shard/client_registry.hpp"
 #include "hotkv/shard/tracking_table.hpp"
+#include "hotkv/util/status.hpp"
 
 namespace hotkv {
 
@@ -79,8 +80,9 @@ class Tracking {
   void disable(ClientInfo& c);
   // The prefixes registered for `c` (CLIENT TRACKINGINFO).
   std::vector<std::string> prefixes_of(uint64_t client) const;
-  // Redis's error text if one of `prefixes` overlaps another or one `c` has, else "".
-  std::string prefix_collision(uint64_t client, const std::vector<std::string>& prefixes) const;
+  // Ok, or kConflict when one of `prefixes` overlaps another or one `client` has; the message
+  // is Redis's reason, which the commands layer sends after "ERR ".
+  Status check_prefixes(uint64_t client, const std::vector<std::string>& prefixes) const;
 
   // A read-only command of `caller` read `key`, owned by `owner` (its thread, or parked).
   void remember(Shard& owner, std::string_view key, uint64_t caller);

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hotkv/util/status.hpp"
+
 namespace hotkv {
 
 class Config {
@@ -87,17 +89,18 @@ class Config {
   void set_config_file(std::string path);
 
   // Sets a value by its Redis name. `at_startup` allows immutable settings (from flags and the
-  // config file). Returns an empty string on success, or the reason text Redis uses after
-  // "CONFIG SET failed (possibly related to argument '<name>') - ".
-  std::string set(std::string_view name, std::string_view value, bool at_startup);
+  // config file). Fails with kNotFound (no such setting), kRefused (immutable at runtime, or
+  // the appendonly hook said no) or kInvalidArgument (a bad value); the message is the reason
+  // text Redis uses after "CONFIG SET failed (possibly related to argument '<name>') - ".
+  Status set(std::string_view name, std::string_view value, bool at_startup);
   bool exists(std::string_view name) const;
   // Name/value pairs of every setting whose name matches the glob (case-insensitive).
   std::vector<std::pair<std::string, std::string>> get_matching(std::string_view pattern) const;
   std::vector<std::string> names() const;
 
   // Parses a redis.conf-style file: `name value` per line, '#' comments, quoted values.
-  // Returns an empty string on success or "<file>:<line>: <reason>".
-  std::string load_file(const std::string& path);
+  // Fails with kNotFound (cannot open it), or with the message "<file>:<line>: <reason>".
+  Status load_file(const std::string& path);
 
   // Called after loglevel changes so the logger can follow.
   void set_loglevel_hook(std::function<void(const std::string&)> hook);
@@ -108,17 +111,17 @@ class Config {
  private:
   struct Entry {
     std::function<std::string()> get;
-    std::function<std::string(std::string_view)> set;  // returns error reason or ""
+    std::function<Status(std::string_view)> set;
     bool mutable_at_runtime;
   };
   void add(std::string name, Entry e);
-  std::string set_output_buffer_limits(std::string_view v);
+  Status set_output_buffer_limits(std::string_view v);
   void add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int64_t max, bool memory,
                bool mutable_at_runtime);
   void add_string(std::string name, std::string& v, bool mutable_at_runtime);
   // Called with a new, valid value that differs from the current one, before it is stored;
-  // returns "" to accept it or the reason for refusing.
-  using ChangeHook = std::function<std::string(const std::string&)>;
+  // returns ok to accept it or why it is refused.
+  using ChangeHook = std::function<Status(const std::string&)>;
   void add_enum(std::string name, std::string& v, std::vector<std::string> allowed,
                 bool mutable_at_runtime, ChangeHook before_change = {});
 

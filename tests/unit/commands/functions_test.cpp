@@ -169,11 +169,11 @@ TEST_CASE("FUNCTION DUMP and RESTORE with each policy, all or nothing", "[functi
   CHECK(s.run({"FCALL", "fc", "0"}) == error("ERR Function not found"));
   // Bad payloads, policies and argument counts leave everything as it was.
   CHECK(s.run({"FUNCTION", "RESTORE", "bad_payload"}) ==
-        error("ERR payload version or checksum are wrong"));
+        error("ERR DUMP payload version or checksum are wrong"));
   std::string changed = dump;
   changed[3] ^= 1;
   CHECK(s.run({"FUNCTION", "RESTORE", changed}) ==
-        error("ERR payload version or checksum are wrong"));
+        error("ERR DUMP payload version or checksum are wrong"));
   CHECK(s.run({"FUNCTION", "RESTORE", dump, "MERGE"}) ==
         error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."));
   CHECK(s.run({"FUNCTION", "RESTORE", dump, "FLUSH", "x"}) ==

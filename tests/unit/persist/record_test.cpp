@@ -3,7 +3,6 @@
 // zeros at a record boundary end the log, and damage followed by more data is caught.
 #include <catch2/catch.hpp>
 
-#include "hotkv/persist/manifest.hpp"
 #include "hotkv/persist/shard_log.hpp"
 #include "hotkv/persist/record.hpp"
 #include "hotkv/util/crc32c.hpp"
@@ -216,21 +215,4 @@ TEST_CASE("a damaged record followed by more data is a corrupt middle", "[persis
     CHECK(dec.next(r) == DecodeStatus::kCorrupt);
     CHECK(dec.offset() == 0);
   }
-}
-
-TEST_CASE("manifests round-trip and reject inconsistent segments", "[persist]") {
-  hotkv::Manifest m;
-  m.segments.push_back({1, true, 2, {"a.1.base.0.aof", "a.1.base.1.aof"}});
-  m.segments.push_back({2, false, 1, {"a.2.incr.0.aof"}});
-  hotkv::Manifest back;
-  REQUIRE(hotkv::parse_manifest(hotkv::render_manifest(m), back).empty());
-  REQUIRE(back.segments.size() == 2);
-  CHECK(back.segments[0].base);
-  CHECK(back.segments[0].files == m.segments[0].files);
-  CHECK(back.next_seq() == 3);
-  CHECK_FALSE(hotkv::parse_manifest("segment 1 incr 2\nfile x\n", back).empty());
-  CHECK_FALSE(hotkv::parse_manifest("segment 2 incr 1\nfile x\nsegment 1 incr 1\nfile y\n", back)
-                  .empty());
-  CHECK_FALSE(hotkv::parse_manifest("file ../etc/passwd\n", back).empty());
-  CHECK(hotkv::segment_file_name("appendonly.aof", 3, false, 1) == "appendonly.aof.3.incr.1.aof");
 }

@@ -15,10 +15,11 @@ using hotkv::Config;
 TEST_CASE("appendonly changes freely before the server installs its hook", "[config]") {
   Config c;
   REQUIRE(c.get_string("appendonly") == "no");
-  REQUIRE(c.set("appendonly", "YES", true).empty());
+  REQUIRE(c.set("appendonly", "YES", true).is_ok());
   REQUIRE(c.get_string("appendonly") == "yes");
-  REQUIRE(c.set("appendonly", "maybe", false) ==
-          "argument(s) must be one of the following: yes, no");
+  hotkv::Status bad = c.set("appendonly", "maybe", false);
+  REQUIRE(bad.code() == hotkv::StatusCode::kInvalidArgument);
+  REQUIRE(bad.message() == "argument(s) must be one of the following: yes, no");
   REQUIRE(c.get_string("appendonly") == "yes");
 }
 
@@ -30,17 +31,19 @@ TEST_CASE("CONFIG SET appendonly asks the hook only when the value changes", "[c
     asked.push_back(on);
     return refuse;
   });
-  REQUIRE(c.set("appendonly", "no", false).empty());  // already no: nothing to switch
+  REQUIRE(c.set("appendonly", "no", false).is_ok());  // already no: nothing to switch
   REQUIRE(asked.empty());
-  REQUIRE(c.set("appendonly", "yes", false).empty());
+  REQUIRE(c.set("appendonly", "yes", false).is_ok());
   REQUIRE(asked == std::vector<bool>{true});
   REQUIRE(c.get_string("appendonly") == "yes");
   refuse = "the data set is still loading";
-  REQUIRE(c.set("appendonly", "no", false) == refuse);
+  hotkv::Status refused = c.set("appendonly", "no", false);
+  REQUIRE(refused.code() == hotkv::StatusCode::kRefused);
+  REQUIRE(refused.message() == refuse);
   REQUIRE(c.get_string("appendonly") == "yes");  // refused: unchanged
   REQUIRE(asked == std::vector<bool>{true, false});
   c.set_appendonly_hook(nullptr);
-  REQUIRE(c.set("appendonly", "no", false).empty());
+  REQUIRE(c.set("appendonly", "no", false).is_ok());
   REQUIRE(c.get_string("appendonly") == "no");
 }
 
@@ -48,20 +51,45 @@ TEST_CASE("maxmemory-policy chooses the access clock's kind", "[config][access_c
   Config c;
   auto& clock = hotkv::access_clock_settings();
   REQUIRE(c.get_string("maxmemory-policy") == "noeviction");
-  REQUIRE(c.set("maxmemory-policy", "allkeys-lfu", false).empty());
+  REQUIRE(c.set("maxmemory-policy", "allkeys-lfu", false).is_ok());
   REQUIRE(clock.lfu.load());
-  REQUIRE(c.set("maxmemory-policy", "volatile-lru", false).empty());
+  REQUIRE(c.set("maxmemory-policy", "volatile-lru", false).is_ok());
   REQUIRE_FALSE(clock.lfu.load());
-  REQUIRE(c.set("maxmemory-policy", "volatile-lfu", false).empty());
+  REQUIRE(c.set("maxmemory-policy", "volatile-lfu", false).is_ok());
   REQUIRE(clock.lfu.load());
-  REQUIRE_FALSE(c.set("maxmemory-policy", "lfu", false).empty());
-  REQUIRE(c.set("lfu-log-factor", "3", false).empty());
+  REQUIRE_FALSE(c.set("maxmemory-policy", "lfu", false).is_ok());
+  REQUIRE(c.set("lfu-log-factor", "3", false).is_ok());
   REQUIRE(clock.lfu_log_factor.load() == 3);
-  REQUIRE(c.set("lfu-decay-time", "0", false).empty());
+  REQUIRE(c.set("lfu-decay-time", "0", false).is_ok());
   REQUIRE(clock.lfu_decay_time.load() == 0);
   // Back to the defaults: the settings are process-wide.
-  REQUIRE(c.set("maxmemory-policy", "noeviction", false).empty());
-  REQUIRE(c.set("lfu-log-factor", "10", false).empty());
-  REQUIRE(c.set("lfu-decay-time", "1", false).empty());
+  REQUIRE(c.set("maxmemory-policy", "noeviction", false).is_ok());
+  REQUIRE(c.set("lfu-log-factor", "10", false).is_ok());
+  REQUIRE(c.set("lfu-decay-time", "1", false).is_ok());
   REQUIRE_FALSE(clock.lfu.load());
+}
+
+TEST_CASE("Config::set says which kind of failure it is", "[config]") {
+  Config c;
+  SECTION("an unknown setting is not found") {
+    hotkv::Status st = c.set("no-such-setting", "1", false);
+    REQUIRE(st.code() == hotkv::StatusCode::kNotFound);
+    REQUIRE(st.message() == "unknown option");
+  }
+  SECTION("an immutable setting is refused at runtime, accepted at start-up") {
+    hotkv::Status st = c.set("databases", "4", false);
+    REQUIRE(st.code() == hotkv::StatusCode::kRefused);
+    REQUIRE(st.message() == "can't set immutable config");
+    REQUIRE(c.set("databases", "4", true).is_ok());
+  }
+  SECTION("a value out of range is an invalid argument") {
+    hotkv::Status st = c.set("databases", "0", true);
+    REQUIRE(st.code() == hotkv::StatusCode::kInvalidArgument);
+    REQUIRE(st.message() == "argument must be between 1 and 1024 inclusive");
+  }
+}
+
+TEST_CASE("A config file that cannot be read or parsed names the place", "[config]") {
+  Config c;
+  REQUIRE(c.load_file("/nonexistent/hotkv.conf").code() == hotkv::StatusCode::kNotFound);
 }

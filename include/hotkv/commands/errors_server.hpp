@@ -1,0 +1,86 @@
+// Error texts of the server, connection, client, transaction and persistence commands and of
+// the dispatcher's checks before a command runs (commands/errors.hpp has the common ones).
+// Word for word Redis 7.0's, except where a text names HotKV's own behaviour.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "hotkv/util/status.hpp"
+
+namespace hotkv::err {
+
+inline constexpr const char* kTrackingOneRedirect =
+    "ERR A client can only redirect to a single other client";
+inline constexpr const char* kTrackingNoRedirectClient =
+    "ERR The client ID you want redirect to does not exist";
+inline constexpr const char* kTrackingPrefixNeedsBcast =
+    "ERR PREFIX option requires BCAST mode to be enabled";
+inline constexpr const char* kTrackingOptInOutBcast =
+    "ERR OPTIN and OPTOUT are not compatible with BCAST";
+inline constexpr const char* kTrackingOptInAndOut =
+    "ERR You can't specify both OPTIN mode and OPTOUT mode";
+inline constexpr const char* kCachingYesNeedsOptIn =
+    "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.";
+inline constexpr const char* kCachingNoNeedsOptOut =
+    "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.";
+inline constexpr const char* kProtoNotInteger =
+    "ERR Protocol version is not an integer or out of range";
+inline constexpr const char* kClientNameChars =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+inline constexpr const char* kInvalidClientId = "ERR Invalid client ID";
+inline constexpr const char* kUnblockReason =
+    "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
+inline constexpr const char* kClientIdPositive = "ERR client-id should be greater than 0";
+inline constexpr const char* kNoSuchClient = "ERR No such client";
+inline constexpr const char* kLoading = "LOADING HotKV is loading the dataset in memory";
+inline constexpr const char* kAppendOnlyDisabled =
+    "ERR Append only file is disabled (appendonly no)";
+inline constexpr const char* kBackgroundSaveRunning = "ERR Background save already in progress";
+inline constexpr const char* kConfigRewriteUnsupported =
+    "ERR CONFIG REWRITE is not supported; edit the config file";
+inline constexpr const char* kInvalidCommand = "ERR Invalid command specified";
+inline constexpr const char* kInvalidCommandArgs =
+    "ERR Invalid number of arguments specified for command";
+inline constexpr const char* kNoKeyArguments = "ERR The command has no key arguments";
+inline constexpr const char* kClusterDisabled = "ERR This instance has cluster support disabled";
+inline constexpr const char* kNoShutdown = "ERR No shutdown in progress.";
+inline constexpr const char* kNotInMulti = "ERR Command not allowed inside a transaction";
+inline constexpr const char* kMultiNested = "ERR MULTI calls can not be nested";
+inline constexpr const char* kExecWithoutMulti = "ERR EXEC without MULTI";
+inline constexpr const char* kDiscardWithoutMulti = "ERR DISCARD without MULTI";
+inline constexpr const char* kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
+inline constexpr const char* kFirstDbIndex = "ERR invalid first DB index";
+inline constexpr const char* kSecondDbIndex = "ERR invalid second DB index";
+
+inline constexpr const char* kTrackingBcastSwitch =
+    "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and "
+    "then re-enabling it with a different mode.";
+inline constexpr const char* kTrackingOptSwitch =
+    "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and "
+    "then re-enabling it with a different mode.";
+inline constexpr const char* kCachingNeedsTracking =
+    "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+    "OPTOUT mode enabled";
+inline constexpr const char* kHelloNoAuth =
+    "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+    "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+    "RESP protocol version at the same time";
+
+// Texts that name an argument or a command.
+// "MISCONF Errors writing to the AOF file: <strerror>": writes are refused while the log is
+// broken.
+std::string misconf_aof(int error_number);
+// A command other than (P|S)SUBSCRIBE, PING, QUIT, RESET from a RESP2 subscriber.
+std::string subscribed_context(std::string_view command);
+std::string hello_option(std::string_view option);
+std::string unknown_client_type(std::string_view type);
+// CLIENT SETINFO LIB-NAME / LIB-VER with a space or newline in the value.
+std::string client_attribute_chars(std::string_view attribute);
+std::string unrecognized_option(std::string_view option);
+std::string config_set_unknown(std::string_view name);
+// CONFIG SET refused by Config::set; the reason is the Status's message.
+std::string config_set_failed(std::string_view name, const Status& st);
+std::string latency_no_samples(std::string_view event);
+
+}  // namespace hotkv::err
