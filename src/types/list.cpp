@@ -196,7 +196,9 @@ size_t List::max_count() const {
 }
 
 bool List::fits(const Node& n, size_t entry_bytes) const {
-  return n.count == 0 || (n.count < max_count() && n.raw_bytes() + entry_bytes <= max_bytes());
+  // live_bytes, not raw_bytes: the ends are plain, and keeping the compressed case off this
+  // test keeps it off every push.
+  return n.count == 0 || (n.count < max_count() && n.live_bytes() + entry_bytes <= max_bytes());
 }
 
 bool List::mergeable(const Node& a, const Node& b) const {
@@ -556,7 +558,8 @@ void List::insert_unpacked(size_t k, size_t j, std::string_view v) {
   }
   if (j == 0) {
     // Between two nodes: the previous one's tail is as good a place as this one's head.
-    if (k > 0 && fits(nodes_[k - 1], e)) {
+    if (k > 0 && nodes_[k - 1].count < max_count() &&
+        nodes_[k - 1].raw_bytes() + e <= max_bytes()) {  // fits(), for a node maybe compressed
       unpack(nodes_[k - 1]);
       append_entry(nodes_[k - 1], v);
       return;

@@ -249,7 +249,8 @@ class List {
   // Node limits under the current fill.
   size_t max_bytes() const;
   size_t max_count() const;
-  // Whether a node may take one more entry of `entry_bytes` (an empty node takes anything).
+  // Whether a plain node may take one more entry of `entry_bytes` (an empty node takes
+  // anything).
   bool fits(const Node& n, size_t entry_bytes) const;
   // Whether two neighbours are small enough to become one node. They must fill at most three
   // quarters of a node, so that an insert splitting a full node followed by an erase nearby
