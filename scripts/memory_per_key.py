@@ -9,10 +9,13 @@ instead of favouring one server.
 
 --shape hash puts N fields "field:%07d" with 8-byte values into one hash, --shape set N members
 "member:%07d" into one set (both well past the listpack/intset limits: hashtables), and reports
-bytes per field or member.
+bytes per field or member. --shape list RPUSHes N elements of 36 bytes that differ only in a
+number ("event:user:%08d:action:checkout:ok", as log lines or ids do) onto one list and reports
+bytes per element; --list-compress-depth sets that config on every server before the load.
 
     /usr/bin/python3 scripts/memory_per_key.py --server build/hotkv [--keys 1000000] [--rounds 2]
-                                               [--shape strings|hash|set]
+                                               [--shape strings|hash|set|list]
+                                               [--list-compress-depth N]
 """
 
 import argparse
@@ -61,8 +64,11 @@ def connect(port):
         time.sleep(0.05)
 
 
-# shape -> (command for item i, the reply each gets, the command counting the items)
+# shape -> (command for item i, the reply it gets (bytes, or a function of i), the command
+# counting the items)
 SHAPES = {
+    "list": (lambda i: resp(b"RPUSH", b"l", b"event:user:%08d:action:checkout:ok" % i),
+             lambda i: b":%d\r\n" % (i + 1), resp(b"LLEN", b"l")),
     "strings": (lambda i: resp(b"SET", b"key:%07d" % i, b"v%07d" % i), b"+OK\r\n",
                 resp(b"DBSIZE")),
     "hash": (lambda i: resp(b"HSET", b"h", b"field:%07d" % i, b"v%07d" % i), b":1\r\n",
@@ -71,9 +77,12 @@ SHAPES = {
 }
 
 
-def read_replies(sock, count, reply):
-    """Reads `count` copies of `reply` (each write of a new item answers exactly that)."""
-    expected = reply * count
+def read_replies(sock, start, count, reply):
+    """Reads the replies to items start..start+count-1: `reply` each, or reply(i) for item i."""
+    if callable(reply):
+        expected = b"".join(reply(i) for i in range(start, start + count))
+    else:
+        expected = reply * count
     got = bytearray()
     while len(got) < len(expected):
         chunk = sock.recv(65536)
@@ -89,7 +98,7 @@ def load(sock, keys, shape):
     for start in range(0, keys, BATCH):
         n = min(BATCH, keys - start)
         sock.sendall(b"".join(command(i) for i in range(start, start + n)))
-        read_replies(sock, n, reply)
+        read_replies(sock, start, n, reply)
 
 
 def count_items(sock, shape):
@@ -98,11 +107,15 @@ def count_items(sock, shape):
     return int(reply[1:].split(b"\r\n")[0])
 
 
-def measure(name, cmd, port, keys, shape):
+def measure(name, cmd, port, keys, shape, config):
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         sock = connect(port)
+        for key, value in config:
+            sock.sendall(resp(b"CONFIG", b"SET", key, value))
+            if sock.recv(64) != b"+OK\r\n":
+                raise RuntimeError("%s refused CONFIG SET %s" % (name, key.decode()))
         time.sleep(0.2)
         before = rss_kib(proc.pid)
         load(sock, keys, shape)
@@ -132,7 +145,11 @@ def main():
     p.add_argument("--keys", type=int, default=1000000)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--shape", choices=sorted(SHAPES), default="strings")
+    p.add_argument("--list-compress-depth", type=int, default=None)
     args = p.parse_args()
+    config = []
+    if args.list_compress_depth is not None:
+        config.append((b"list-compress-depth", b"%d" % args.list_compress_depth))
 
     def hotkv(threads):
         def cmd(port):
@@ -153,8 +170,9 @@ def main():
     for _ in range(args.rounds):
         for name, cmd in servers:
             port = free_port()
-            results[name].append(measure(name, cmd(port), port, args.keys, args.shape))
-    print("summary (%s, B/item per round):" % args.shape)
+            results[name].append(measure(name, cmd(port), port, args.keys, args.shape, config))
+    print("summary (%s%s, B/item per round):" %
+          (args.shape, "".join(", %s %s" % (k.decode(), v.decode()) for k, v in config)))
     for name, values in results.items():
         print("  %-22s %s" % (name, "  ".join("%.1f" % v for v in values)))
     return 0

@@ -38,8 +38,11 @@ bool list_lookup_or_reply(CommandContext& ctx, std::string_view key, bool read, 
 }
 
 List& list_create(CommandContext& ctx, std::string_view key) {
-  int fill = static_cast<int>(ctx.engine.config().list_max_listpack_size.load());
-  return *ctx.db(key).put(key, Value::from_list(std::make_unique<List>(fill))).list();
+  // As in Redis, a list keeps the node size and compress depth it was made with.
+  const Config& c = ctx.engine.config();
+  auto list = std::make_unique<List>(static_cast<int>(c.list_max_listpack_size.load()),
+                                     c.list_compress_depth.load());
+  return *ctx.db(key).put(key, Value::from_list(std::move(list))).list();
 }
 
 size_t list_push_logged(CommandContext& ctx, std::string_view key, bool head,

@@ -344,8 +344,9 @@ void sort_generic(CommandContext& ctx, bool read_only) {
   }
   // STORE: the output as a list (a missing GET value stored as ""), replacing the
   // destination, or deleting it when there is nothing to store.
-  int fill = static_cast<int>(ctx.engine.config().list_max_listpack_size.load());
-  auto list = std::make_unique<List>(fill);
+  const Config& config = ctx.engine.config();
+  auto list = std::make_unique<List>(static_cast<int>(config.list_max_listpack_size.load()),
+                                     config.list_compress_depth.load());
   for (int64_t j = start; j <= end; ++j) {
     const std::string& e = items[static_cast<size_t>(j)].element;
     if (req.gets.empty()) {

@@ -47,7 +47,8 @@ std::unique_ptr<ZSet> new_zset(const Config& c) {
 }
 
 std::unique_ptr<List> new_list(const Config& c) {
-  return std::make_unique<List>(static_cast<int>(c.list_max_listpack_size.load()));
+  return std::make_unique<List>(static_cast<int>(c.list_max_listpack_size.load()),
+                                c.list_compress_depth.load());
 }
 
 // Adds a member and its score; false for a NaN score or a repeated member (Redis refuses

@@ -1,9 +1,14 @@
-// List nodes: entry encoding, room management, splits and merges (see list.hpp).
+// List nodes: entry encoding, room management, splits and merges, and the compression of
+// interior nodes (see list.hpp).
 #include "hotkv/types/list.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstring>
+
+#include <liblzf/lzf.h>
+
+#include "hotkv/util/assert.hpp"
 
 namespace hotkv {
 
@@ -63,18 +68,121 @@ int List::normalize_fill(int64_t v) {
   return v > INT_MAX ? INT_MAX : static_cast<int>(v);
 }
 
-List::List(int fill) : fill_(normalize_fill(fill)) {}
+uint32_t List::normalize_compress_depth(int64_t v) {
+  return static_cast<uint32_t>(std::clamp<int64_t>(v, 0, kMaxCompressDepth));
+}
+
+List::List(int fill, int64_t compress_depth)
+    : fill_(normalize_fill(fill)), depth_(normalize_compress_depth(compress_depth)) {}
 
 std::unique_ptr<List> List::clone() const {
-  auto out = std::make_unique<List>(fill_);
+  auto out = std::make_unique<List>(fill_, depth_);
   out->nodes_.reserve(nodes_.size());
   for (const Node& n : nodes_) {
     Node& c = out->nodes_.emplace_back();
-    c.buf.assign(n.begin(), n.end());
+    if (n.packed()) {
+      c.buf = n.buf;
+      c.head = kPacked;
+    } else {
+      c.buf.assign(n.begin(), n.end());
+    }
     c.count = n.count;
   }
   out->size_ = size_;
   return out;
+}
+
+// --- compression -------------------------------------------------------------------------------
+
+namespace {
+
+// The header of a compressed node: the byte count of its entries.
+constexpr size_t kPackHeader = sizeof(uint32_t);
+
+uint32_t packed_raw_size(const std::vector<uint8_t>& buf) {
+  uint32_t raw;
+  std::memcpy(&raw, buf.data(), kPackHeader);
+  return raw;
+}
+
+}  // namespace
+
+size_t List::Node::raw_bytes() const { return packed() ? packed_raw_size(buf) : live_bytes(); }
+
+void List::pack(Node& n) {
+  size_t live = n.packed() ? 0 : n.live_bytes();
+  // LZF's lengths are unsigned ints; a node that large (one huge element) stays plain.
+  if (live < kMinPackBytes || live > UINT32_MAX / 2) {
+    return;
+  }
+  // Compress into a per-thread buffer bounded so that LZF gives up (returns 0) as soon as the
+  // result would not save kMinPackGain bytes; only a success allocates the node's new buffer.
+  thread_local std::vector<uint8_t> out;
+  if (out.size() < live) {
+    out.resize(live);
+  }
+  unsigned got = lzf_compress(n.begin(), static_cast<unsigned>(live), out.data(),
+                              static_cast<unsigned>(live - kMinPackGain - 1));
+  if (got == 0) {
+    return;
+  }
+  std::vector<uint8_t> packed(kPackHeader + got);
+  auto raw = static_cast<uint32_t>(live);
+  std::memcpy(packed.data(), &raw, kPackHeader);
+  std::memcpy(packed.data() + kPackHeader, out.data(), got);
+  n.buf.swap(packed);
+  n.head = kPacked;
+}
+
+void List::unpack_into(const Node& n, std::vector<uint8_t>& out) {
+  uint32_t raw = packed_raw_size(n.buf);
+  out.resize(raw);
+  unsigned got = lzf_decompress(n.buf.data() + kPackHeader,
+                                static_cast<unsigned>(n.buf.size() - kPackHeader), out.data(), raw);
+  HOTKV_ASSERT(got == raw);
+}
+
+void List::unpack(Node& n) {
+  if (!n.packed()) {
+    return;
+  }
+  std::vector<uint8_t> plain;
+  unpack_into(n, plain);
+  n.buf.swap(plain);
+  n.head = 0;
+}
+
+List::Bytes List::plain_bytes(const Node& n, std::vector<uint8_t>& scratch) {
+  if (!n.packed()) {
+    return {n.begin(), n.end()};
+  }
+  unpack_into(n, scratch);
+  return {scratch.data(), scratch.data() + scratch.size()};
+}
+
+void List::repack(size_t lo, size_t hi, size_t old_nodes) {
+  size_t n = nodes_.size();
+  if (depth_ == 0 || n == 0) {
+    return;
+  }
+  // Nodes only cross the boundary next to each end band: outwards by as many nodes as were
+  // added (they must now be compressed), inwards when nodes went (they must now be plain).
+  size_t grew = n > old_nodes ? n - old_nodes : 0;
+  size_t band = std::min<size_t>(n, size_t{depth_} + grew);
+  for (size_t k = 0; k < band; ++k) {
+    settle_packing(k);
+  }
+  for (size_t k = std::max(band, n - band); k < n; ++k) {
+    settle_packing(k);
+  }
+  for (size_t k = lo; k <= hi && k < n; ++k) {
+    settle_packing(k);
+  }
+}
+
+size_t List::compressed_node_count() const {
+  return static_cast<size_t>(
+      std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.packed(); }));
 }
 
 // --- limits ------------------------------------------------------------------------------------
@@ -88,13 +196,15 @@ size_t List::max_count() const {
 }
 
 bool List::fits(const Node& n, size_t entry_bytes) const {
+  // live_bytes, not raw_bytes: the ends are plain, and keeping the compressed case off this
+  // test keeps it off every push.
   return n.count == 0 || (n.count < max_count() && n.live_bytes() + entry_bytes <= max_bytes());
 }
 
 bool List::mergeable(const Node& a, const Node& b) const {
   size_t count_cap = max_count() - max_count() / 4;
   size_t bytes_cap = max_bytes() - max_bytes() / 4;
-  return a.count + b.count <= count_cap && a.live_bytes() + b.live_bytes() <= bytes_cap;
+  return a.count + b.count <= count_cap && a.raw_bytes() + b.raw_bytes() <= bytes_cap;
 }
 
 // --- finding entries ---------------------------------------------------------------------------
@@ -119,24 +229,26 @@ std::pair<size_t, size_t> List::locate(size_t i) const {
   }
 }
 
-const uint8_t* List::entry_at(const Node& n, size_t j) {
-  if (j <= n.count / 2) {
-    const uint8_t* p = n.begin();
+const uint8_t* List::entry_at(const uint8_t* b, const uint8_t* e, size_t count, size_t j) {
+  if (j <= count / 2) {
+    const uint8_t* p = b;
     for (; j > 0; --j) {
       p += decode(p).size;
     }
     return p;
   }
-  const uint8_t* p = n.end();
-  for (size_t back = n.count - j; back > 0; --back) {
+  const uint8_t* p = e;
+  for (size_t back = count - j; back > 0; --back) {
     p = entry_start_before(p);
   }
   return p;
 }
 
 std::string_view List::at(size_t i) const {
+  thread_local std::vector<uint8_t> scratch;
   auto [k, j] = locate(i);
-  return decode(entry_at(nodes_[k], j)).value;
+  Bytes b = plain_bytes(nodes_[k], scratch);
+  return decode(entry_at(b.begin, b.end, nodes_[k].count, j)).value;
 }
 
 // --- room inside a node ------------------------------------------------------------------------
@@ -301,6 +413,8 @@ void List::repair(size_t lo, size_t hi) {
     }
     if (w > lo && mergeable(nodes_[w - 1], n)) {
       Node& into = nodes_[w - 1];
+      unpack(into);
+      unpack(n);
       reserve_tail(into, n.live_bytes());
       into.buf.insert(into.buf.end(), n.begin(), n.end());
       into.count += n.count;
@@ -317,9 +431,17 @@ void List::repair(size_t lo, size_t hi) {
 
 // --- ends --------------------------------------------------------------------------------------
 
+// The end nodes are plain whenever depth_ > 0 (and nothing is compressed at depth 0), so
+// pushes and pops work on them directly. Only when a node is added or dropped at an end does
+// one node cross the depth boundary, and only once the list has more than 2 * depth_ nodes
+// is there an interior at all.
+
 void List::push_front(std::string_view v) {
   if (nodes_.empty() || !fits(nodes_.front(), entry_size(v.size()))) {
     nodes_.emplace(nodes_.begin());
+    if (depth_ != 0 && nodes_.size() > 2 * size_t{depth_}) {
+      pack(nodes_[depth_]);  // it was the innermost plain node at the front
+    }
   }
   prepend_entry(nodes_.front(), v);
   ++size_;
@@ -328,6 +450,9 @@ void List::push_front(std::string_view v) {
 void List::push_back(std::string_view v) {
   if (nodes_.empty() || !fits(nodes_.back(), entry_size(v.size()))) {
     nodes_.emplace_back();
+    if (depth_ != 0 && nodes_.size() > 2 * size_t{depth_}) {
+      pack(nodes_[nodes_.size() - 1 - depth_]);
+    }
   }
   append_entry(nodes_.back(), v);
   ++size_;
@@ -343,6 +468,9 @@ bool List::pop_front(std::string& out) {
   erase_bytes(n, n.head, e.size, 1);
   if (n.count == 0) {
     nodes_.erase(nodes_.begin());
+    if (depth_ != 0 && nodes_.size() >= depth_) {
+      unpack(nodes_[depth_ - 1]);  // it moved into the plain band
+    }
   }
   --size_;
   return true;
@@ -359,6 +487,9 @@ bool List::pop_back(std::string& out) {
   erase_bytes(n, static_cast<size_t>(start - n.buf.data()), e.size, 1);
   if (n.count == 0) {
     nodes_.pop_back();
+    if (depth_ != 0 && nodes_.size() >= depth_) {
+      unpack(nodes_[nodes_.size() - depth_]);
+    }
   }
   --size_;
   return true;
@@ -368,13 +499,15 @@ bool List::pop_back(std::string& out) {
 
 void List::set(size_t i, std::string_view v) {
   auto [k, j] = locate(i);
+  size_t old_nodes = nodes_.size();
+  unpack(nodes_[k]);
   Node& n = nodes_[k];
   size_t off = static_cast<size_t>(entry_at(n, j) - n.buf.data());
   size_t old = decode(n.buf.data() + off).size;
   size_t e = entry_size(v.size());
   if (n.count != 1 && n.live_bytes() - old + e > max_bytes()) {
     // The new value does not fit beside its neighbours: take it out and insert it afresh,
-    // which splits the node or gives the value a node of its own.
+    // which splits the node or gives the value a node of its own (erase repacks node k).
     erase(i);
     insert(i, v);
     return;
@@ -389,10 +522,12 @@ void List::set(size_t i, std::string_view v) {
                 n.buf.begin() + static_cast<ptrdiff_t>(off + old));
   }
   encode(n.buf.data() + off, v);
+  size_t lo = k == 0 ? 0 : k - 1;
   if (e < old) {
     // A node that held one large value may now be small enough to join a neighbour.
-    repair(k == 0 ? 0 : k - 1, k + 1);
+    repair(lo, k + 1);
   }
+  repack(lo, k + 1, old_nodes);
 }
 
 void List::insert(size_t i, std::string_view v) {
@@ -404,8 +539,17 @@ void List::insert(size_t i, std::string_view v) {
     push_back(v);
     return;
   }
-  size_t e = entry_size(v.size());
   auto [k, j] = locate(i);
+  size_t old_nodes = nodes_.size();
+  unpack(nodes_[k]);
+  insert_unpacked(k, j, v);
+  // Whatever insert_unpacked did stays within node k - 1 and the (at most three) nodes it
+  // left from node k.
+  repack(k == 0 ? 0 : k - 1, k + 3, old_nodes);
+}
+
+void List::insert_unpacked(size_t k, size_t j, std::string_view v) {
+  size_t e = entry_size(v.size());
   ++size_;
   if (fits(nodes_[k], e)) {
     Node& n = nodes_[k];
@@ -414,7 +558,9 @@ void List::insert(size_t i, std::string_view v) {
   }
   if (j == 0) {
     // Between two nodes: the previous one's tail is as good a place as this one's head.
-    if (k > 0 && fits(nodes_[k - 1], e)) {
+    if (k > 0 && nodes_[k - 1].count < max_count() &&
+        nodes_[k - 1].raw_bytes() + e <= max_bytes()) {  // fits(), for a node maybe compressed
+      unpack(nodes_[k - 1]);
       append_entry(nodes_[k - 1], v);
       return;
     }
@@ -453,11 +599,15 @@ void List::insert(size_t i, std::string_view v) {
 
 void List::erase(size_t i) {
   auto [k, j] = locate(i);
+  size_t old_nodes = nodes_.size();
+  unpack(nodes_[k]);
   Node& n = nodes_[k];
   const uint8_t* p = entry_at(n, j);
   erase_bytes(n, static_cast<size_t>(p - n.buf.data()), decode(p).size, 1);
   --size_;
-  repair(k == 0 ? 0 : k - 1, k + 1);
+  size_t lo = k == 0 ? 0 : k - 1;
+  repair(lo, k + 1);
+  repack(lo, k + 1, old_nodes);
 }
 
 void List::erase_range(size_t first, size_t count) {
@@ -469,10 +619,12 @@ void List::erase_range(size_t first, size_t count) {
     return;
   }
   auto [k, j] = locate(first);
+  size_t old_nodes = nodes_.size();
   size_t left = count;
   size_t lo = k == 0 ? 0 : k - 1;
   // The first node, if the range starts inside it or ends before its end.
   if (j > 0 || left < nodes_[k].count) {
+    unpack(nodes_[k]);
     Node& n = nodes_[k];
     size_t take = std::min<size_t>(left, n.count - j);
     const uint8_t* start = entry_at(n, j);
@@ -495,6 +647,7 @@ void List::erase_range(size_t first, size_t count) {
                nodes_.begin() + static_cast<ptrdiff_t>(whole_end));
   // The front of the last node.
   if (left > 0) {
+    unpack(nodes_[k]);
     Node& n = nodes_[k];
     const uint8_t* stop = n.begin();
     for (size_t t = 0; t < left; ++t) {
@@ -504,6 +657,7 @@ void List::erase_range(size_t first, size_t count) {
   }
   size_ -= count;
   repair(lo, k + 1);
+  repack(lo, k + 1, old_nodes);
 }
 
 void List::trim(size_t start, size_t stop) {
@@ -563,8 +717,32 @@ size_t List::remove(std::string_view v, int64_t count) {
   size_t removed = 0;
   size_t lo = SIZE_MAX;
   size_t hi = 0;
+  size_t old_nodes = nodes_.size();
+  std::vector<uint8_t> scratch;
+  // A compressed node is decompressed to be searched and replaces its compressed form only
+  // when it holds a match; otherwise it stays as it was. Every node left plain here has a
+  // match, so it lies in [lo, hi].
+  auto has_match = [&](const Node& n) {
+    Bytes b = plain_bytes(n, scratch);
+    for (const uint8_t* p = b.begin; p < b.end;) {
+      list_detail::Entry e = decode(p);
+      if (e.value == v) {
+        return true;
+      }
+      p += e.size;
+    }
+    return false;
+  };
   auto visit = [&](size_t k, size_t skip) {
-    size_t got = filter(nodes_[k], v, skip, want - removed);
+    Node& n = nodes_[k];
+    if (n.packed()) {
+      if (!has_match(n)) {
+        return;
+      }
+      n.buf.swap(scratch);
+      n.head = 0;
+    }
+    size_t got = filter(n, v, skip, want - removed);
     if (got != 0) {
       removed += got;
       lo = std::min(lo, k);
@@ -580,14 +758,19 @@ size_t List::remove(std::string_view v, int64_t count) {
       // From the tail: the last matches of this node go first, so count them and skip the
       // ones that remain to be kept.
       size_t matches = 0;
-      const Node& n = nodes_[k - 1];
-      for (const uint8_t* p = n.begin(); p < n.end();) {
+      Bytes b = plain_bytes(nodes_[k - 1], scratch);
+      for (const uint8_t* p = b.begin; p < b.end;) {
         list_detail::Entry e = decode(p);
         matches += e.value == v ? 1 : 0;
         p += e.size;
       }
       size_t left = want - removed;
       if (matches != 0) {
+        Node& n = nodes_[k - 1];
+        if (n.packed()) {
+          n.buf.swap(scratch);  // already decompressed for the count
+          n.head = 0;
+        }
         visit(k - 1, matches > left ? matches - left : 0);
       }
     }
@@ -595,6 +778,7 @@ size_t List::remove(std::string_view v, int64_t count) {
   if (removed != 0) {
     size_ -= removed;
     repair(lo == 0 ? 0 : lo - 1, hi + 1);
+    repack(lo == 0 ? 0 : lo - 1, hi + 1, old_nodes);
   }
   return removed;
 }

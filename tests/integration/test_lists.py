@@ -138,6 +138,49 @@ def replies_match_redis(t, srv):
 
 
 @case
+def compressed_lists_match_redis(t, srv):
+    """list-compress-depth 1 and 2 with 4-entry nodes: long lists whose interior nodes are
+    compressed answer every list command, DUMP/RESTORE and SORT ... STORE as redis-server does."""
+    if not t.is_hotkv:
+        return  # this case compares hotkv with the reference
+    keys = ["l1", "l2", "{l}3"] + spread_keys("lst", 2)
+    ref = Server("redis").start()
+    try:
+        for depth in (1, 2):
+            rng = random.Random(2000 + depth)
+            with srv.raw() as a, ref.raw() as b:
+                for c in (a, b):
+                    c.call("FLUSHALL")
+                    c.call("CONFIG", "SET", "list-max-listpack-size", "4")
+                    c.call("CONFIG", "SET", "list-compress-depth", str(depth))
+                    for k in keys:
+                        c.call("RPUSH", k, *("item:%03d:%s" % (i, "x" * 40) for i in range(200)))
+                for i in range(1500):
+                    cmd = random_list_command(rng, keys)
+                    ra, rb = a.call_bytes(*cmd), b.call_bytes(*cmd)
+                    assert ra == rb, "depth %d step %d %r: hotkv %r, redis %r" % (
+                        depth, i, cmd, ra, rb)
+                for k in keys:
+                    whole = ("LRANGE", k, "0", "-1")
+                    assert a.call_bytes(*whole) == b.call_bytes(*whole)
+                # Copies made from the compressed lists, while the depth is still set.
+                ca, cb = srv.client(), ref.client()
+                for k in keys:
+                    for c in (ca, cb):
+                        dump = c.dump(k)
+                        if dump is not None:
+                            c.restore(k + ":copy", 0, dump)
+                            c.sort(k, alpha=True, store=k + ":sorted")
+                    for suffix in ("", ":copy", ":sorted"):
+                        assert ca.lrange(k + suffix, 0, -1) == cb.lrange(k + suffix, 0, -1)
+                for c in (a, b):
+                    c.call("CONFIG", "SET", "list-max-listpack-size", "-2")
+                    c.call("CONFIG", "SET", "list-compress-depth", "0")
+    finally:
+        ref.stop()
+
+
+@case
 def errors_match_redis(t, srv):
     """Misuse gets Redis 7.0's error texts; WRONGTYPE both ways."""
     with srv.raw() as c:

@@ -28,6 +28,16 @@
 // LPUSHes. Inserting into a full node splits it in half; after erases, empty nodes go and
 // neighbours that together fill at most three quarters of a node are merged.
 //
+// With a compress depth N > 0 (Redis's list-compress-depth), the N nodes at each end stay
+// plain and every node between them is kept LZF-compressed, as long as it holds at least
+// kMinPackBytes and compression saves at least kMinPackGain: long lists whose middle is only
+// read now and then take less memory, while pushes and pops at the ends never meet a compressed
+// node. A compressed node keeps its count, so finding element i still walks counts only; it is
+// decompressed into a scratch buffer to be read, and in place to be changed, after which it is
+// compressed again. The depth is fixed when the list is made (Redis reads the setting when it
+// creates a list, so a CONFIG SET applies to lists made afterwards). With depth 0, or while the
+// list has at most 2N nodes, no compression work happens at all.
+//
 // Indexes given to the methods are already normalised by the caller (0..size()-1) unless said
 // otherwise. Knows nothing of RESP or of commands. Not thread-safe: a list belongs to one shard
 // and only that shard's thread touches it.
@@ -114,20 +124,37 @@ class List {
   // size class) and 0 means 1 (a node always takes at least one entry).
   static int normalize_fill(int64_t v);
 
-  // An empty list whose nodes are bounded by `fill` (normalised as above).
-  explicit List(int fill = kDefaultFill);
+  // Nodes smaller than this are never compressed, nor ones compression would shrink by less
+  // than kMinPackGain bytes (Redis's MIN_COMPRESS_BYTES and MIN_COMPRESS_IMPROVE).
+  static constexpr size_t kMinPackBytes = 48;
+  static constexpr size_t kMinPackGain = 8;
+  // The largest depth kept (Redis's bound on list-compress-depth for a list).
+  static constexpr int64_t kMaxCompressDepth = 65535;
+
+  // The compress depth a list-compress-depth value stands for: negative means 0 and the
+  // largest is kMaxCompressDepth.
+  static uint32_t normalize_compress_depth(int64_t v);
+
+  // An empty list whose nodes are bounded by `fill` (normalised as above) and whose interior
+  // nodes are compressed beyond `compress_depth` nodes from each end (0: never).
+  explicit List(int fill = kDefaultFill, int64_t compress_depth = 0);
   List(const List&) = delete;
   List& operator=(const List&) = delete;
-  // Same elements and fill; nodes are copied tight (no spare capacity).
+  // Same elements, fill and compress depth; nodes are copied tight (no spare capacity) and
+  // compressed ones are copied as they are.
   std::unique_ptr<List> clone() const;
 
   int fill() const { return fill_; }
+  uint32_t compress_depth() const { return depth_; }
   // Applies to later inserts and merges; existing nodes keep their shape.
   void set_fill(int fill) { fill_ = normalize_fill(fill); }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   size_t node_count() const { return nodes_.size(); }
+  // Whether node k (< node_count()) is held compressed; for tests and introspection.
+  bool node_compressed(size_t k) const { return nodes_[k].packed(); }
+  size_t compressed_node_count() const;
 
   void push_front(std::string_view v);
   void push_back(std::string_view v);
@@ -135,7 +162,9 @@ class List {
   bool pop_front(std::string& out);
   bool pop_back(std::string& out);
 
-  // The element at i; the view is valid until the next mutation.
+  // The element at i; the view is valid until the next mutation, and, when the element sits in
+  // a compressed node, until the next at() on any list of this thread (it then points into a
+  // per-thread scratch buffer).
   std::string_view at(size_t i) const;
   void set(size_t i, std::string_view v);
   // Inserts so that the new element ends up at index i; i == size() appends. A full node is
@@ -153,8 +182,9 @@ class List {
   void clear();
 
   // Calls bool fn(size_t index, std::string_view element) from index `from` forwards until fn
-  // returns false or the list ends (nothing when from >= size()). O(1) amortised per element.
-  // fn must not modify the list.
+  // returns false or the list ends (nothing when from >= size()). O(1) amortised per element
+  // (a compressed node is decompressed once, into a buffer of the walk's own). fn must not
+  // modify the list, and a view it is given lasts until it returns.
   template <class F>
   void for_each(size_t from, F&& fn) const;
   // As for_each, but from index `from` backwards to 0 (nothing when from >= size()).
@@ -166,23 +196,61 @@ class List {
   size_t memory_bytes() const;
 
  private:
+  // head's value in a compressed node.
+  static constexpr uint32_t kPacked = UINT32_MAX;
+
   // One packed buffer: bytes [0, head) are dead or spare room for front pushes, entries fill
   // [head, buf.size()). 32-bit counters are enough: a node with more than one entry is bounded
   // by its fill (at most 64 KB), and head only grows inside such nodes.
+  //
+  // A compressed node has head == kPacked and buf = [the entries' byte count: 4 bytes]
+  // [their LZF form], allocated tight. live_bytes(), begin() and end() are for plain nodes
+  // only; raw_bytes() holds for both.
   struct Node {
     std::vector<uint8_t> buf;
     uint32_t head = 0;
     uint32_t count = 0;
 
+    bool packed() const { return head == kPacked; }
     size_t live_bytes() const { return buf.size() - head; }
+    size_t raw_bytes() const;
     const uint8_t* begin() const { return buf.data() + head; }
     const uint8_t* end() const { return buf.data() + buf.size(); }
   };
 
+  // A node's entries as plain bytes: the node's own buffer, or `scratch` holding them
+  // decompressed.
+  struct Bytes {
+    const uint8_t* begin;
+    const uint8_t* end;
+  };
+  static Bytes plain_bytes(const Node& n, std::vector<uint8_t>& scratch);
+
+  // Compression of single nodes. pack leaves a node plain when it is too small or compression
+  // would not save enough; unpack is a no-op on a plain node.
+  static void pack(Node& n);
+  static void unpack(Node& n);
+  static void unpack_into(const Node& n, std::vector<uint8_t>& out);
+  // Whether node k is within depth_ of either end, where nodes stay plain.
+  bool near_end(size_t k) const { return k < depth_ || nodes_.size() - k <= depth_; }
+  // Plain near an end, compressed in between.
+  void settle_packing(size_t k) {
+    if (near_end(k)) {
+      unpack(nodes_[k]);
+    } else {
+      pack(nodes_[k]);
+    }
+  }
+  // Restores the compression layout after a change that left nodes [lo, hi] (clamped) plain
+  // or rewritten and took the node count from `old_nodes` to node_count(): besides those, only
+  // nodes that crossed the depth boundary by the change in count need a look.
+  void repack(size_t lo, size_t hi, size_t old_nodes);
+
   // Node limits under the current fill.
   size_t max_bytes() const;
   size_t max_count() const;
-  // Whether a node may take one more entry of `entry_bytes` (an empty node takes anything).
+  // Whether a plain node may take one more entry of `entry_bytes` (an empty node takes
+  // anything).
   bool fits(const Node& n, size_t entry_bytes) const;
   // Whether two neighbours are small enough to become one node. They must fill at most three
   // quarters of a node, so that an insert splitting a full node followed by an erase nearby
@@ -191,8 +259,12 @@ class List {
 
   // (node, index within node) of element i. REQUIRES: i < size().
   std::pair<size_t, size_t> locate(size_t i) const;
-  // Where entry j of n starts, scanning from whichever end of the node is nearer.
-  static const uint8_t* entry_at(const Node& n, size_t j);
+  // Where entry j of a node's `count` entries in [b, e) starts, scanning from whichever end is
+  // nearer; the Node form is for plain nodes.
+  static const uint8_t* entry_at(const uint8_t* b, const uint8_t* e, size_t count, size_t j);
+  static const uint8_t* entry_at(const Node& n, size_t j) {
+    return entry_at(n.begin(), n.end(), n.count, j);
+  }
 
   // Room management. reserve_tail may compact the head away, so callers keep offsets relative
   // to head across it.
@@ -205,9 +277,12 @@ class List {
   void insert_entry(Node& n, size_t off, std::string_view v) const;
   // Removes `entries` entries occupying bytes [off, off + len) of n.
   static void erase_bytes(Node& n, size_t off, size_t len, size_t entries);
+  // insert() once the target (node k, entry j) is known and node k is plain.
+  void insert_unpacked(size_t k, size_t j, std::string_view v);
   // Moves entries [j, count) of node k into a new node right after it.
   void split(size_t k, size_t j);
-  // Drops empty nodes in [lo, hi] and merges mergeable neighbours there, in one pass.
+  // Drops empty nodes in [lo, hi] and merges mergeable neighbours there, in one pass. Nodes it
+  // merges are decompressed; the caller repacks [lo, hi].
   void repair(size_t lo, size_t hi);
   // LREM inside one node: skips the first `skip` matches, then removes up to `limit`.
   static size_t filter(Node& n, std::string_view v, size_t skip, size_t limit);
@@ -215,6 +290,7 @@ class List {
   std::vector<Node> nodes_;
   size_t size_ = 0;
   int fill_;
+  uint32_t depth_;
 };
 
 // --- templates ---------------------------------------------------------------------------------
@@ -224,12 +300,13 @@ void List::for_each(size_t from, F&& fn) const {
   if (from >= size_) {
     return;
   }
+  std::vector<uint8_t> scratch;
   auto [k, j] = locate(from);
   size_t index = from;
-  const uint8_t* p = entry_at(nodes_[k], j);
+  Bytes b = plain_bytes(nodes_[k], scratch);
+  const uint8_t* p = entry_at(b.begin, b.end, nodes_[k].count, j);
   while (true) {
-    const uint8_t* end = nodes_[k].end();
-    while (p < end) {
+    while (p < b.end) {
       list_detail::Entry e = list_detail::decode(p);
       if (!fn(index, e.value)) {
         return;
@@ -240,7 +317,8 @@ void List::for_each(size_t from, F&& fn) const {
     if (++k == nodes_.size()) {
       return;
     }
-    p = nodes_[k].begin();
+    b = plain_bytes(nodes_[k], scratch);
+    p = b.begin;
   }
 }
 
@@ -249,13 +327,14 @@ void List::for_each_reverse(size_t from, F&& fn) const {
   if (from >= size_) {
     return;
   }
+  std::vector<uint8_t> scratch;
   auto [k, j] = locate(from);
   size_t index = from;
-  const uint8_t* start = entry_at(nodes_[k], j);
+  Bytes b = plain_bytes(nodes_[k], scratch);
+  const uint8_t* start = entry_at(b.begin, b.end, nodes_[k].count, j);
   const uint8_t* p = start + list_detail::decode(start).size;  // just past element `from`
   while (true) {
-    const uint8_t* begin = nodes_[k].begin();
-    while (p > begin) {
+    while (p > b.begin) {
       p = list_detail::entry_start_before(p);
       if (!fn(index, list_detail::decode(p).value) || index == 0) {
         return;
@@ -266,7 +345,8 @@ void List::for_each_reverse(size_t from, F&& fn) const {
       return;
     }
     --k;
-    p = nodes_[k].end();
+    b = plain_bytes(nodes_[k], scratch);
+    p = b.end;
   }
 }
 

@@ -1,6 +1,7 @@
-// List: a random-operation model test against std::deque for every kind of fill, entry
-// lengths around the varint boundaries, oversize entries, LREM counts, clone, and the memory
-// and node-count bounds the packed encoding exists for.
+// List: a random-operation model test against std::deque for every kind of fill, with and
+// without compressed interior nodes, entry lengths around the varint boundaries, oversize
+// entries, LREM counts, clone, and the memory and node-count bounds the packed encoding and the
+// compression exist for.
 #include "hotkv/types/list.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -47,9 +49,25 @@ std::vector<std::string> backward(const List& l, size_t from) {
 
 std::vector<std::string> contents(const Model& m) { return {m.begin(), m.end()}; }
 
+// The compression layout: the compress_depth() nodes at each end are plain, and nothing is
+// compressed at depth 0.
+void require_layout(const List& l) {
+  size_t n = l.node_count();
+  size_t depth = l.compress_depth();
+  bool ends_plain = true;
+  for (size_t k = 0; k < n; ++k) {
+    if (depth == 0 || k < depth || n - k <= depth) {
+      ends_plain = ends_plain && !l.node_compressed(k);
+    }
+  }
+  INFO("nodes " << n << " depth " << depth);
+  REQUIRE(ends_plain);
+}
+
 // Compares everything cheaply enough to run after each step: both walks in full, and at() at
 // the ends and a few random places (or everywhere, when `all_at`).
 void require_same(const List& l, const Model& m, std::mt19937_64& rng, bool all_at) {
+  require_layout(l);
   REQUIRE(l.size() == m.size());
   REQUIRE(l.empty() == m.empty());
   REQUIRE((l.node_count() == 0) == m.empty());
@@ -91,8 +109,9 @@ void require_same(const List& l, const Model& m, std::mt19937_64& rng, bool all_
 
 // Mostly short values, often from a small pool so that LREM finds duplicates; now and then
 // (unless `small_only`) long ones, up to 20,000 bytes, larger than any node of the smaller
-// fills.
-std::string random_value(std::mt19937_64& rng, bool small_only) {
+// fills. With `compressible`, half the values not from the pool repeat a short pattern, so
+// nodes holding them compress (random bytes do not).
+std::string random_value(std::mt19937_64& rng, bool small_only, bool compressible = false) {
   static const std::vector<std::string> pool = {"", "a", "b", std::string("x\0y", 3), "hello"};
   size_t roll = rng() % 100;
   if (roll < 35) {
@@ -109,6 +128,14 @@ std::string random_value(std::mt19937_64& rng, bool small_only) {
     len = 3000 + rng() % 17001;
   }
   std::string v(len, '\0');
+  if (compressible && rng() % 2 == 0) {
+    const char* pattern = rng() % 2 == 0 ? "item:" : "abc";
+    size_t plen = std::char_traits<char>::length(pattern);
+    for (size_t i = 0; i < len; ++i) {
+      v[i] = pattern[i % plen];
+    }
+    return v;
+  }
   for (char& c : v) {
     c = static_cast<char>(rng());
   }
@@ -139,10 +166,19 @@ size_t model_remove(Model& m, const std::string& v, int64_t count) {
   return removed;
 }
 
-void run_model(int fill, uint64_t seed, int steps, bool change_fill, bool small_only = false) {
+// The most interior nodes compressed at any step, so that a run can show it did compress.
+struct ModelStats {
+  size_t max_compressed = 0;
+};
+
+ModelStats run_model(int fill, uint64_t seed, int steps, bool change_fill, bool small_only = false,
+                     int depth = 0) {
   std::mt19937_64 rng(seed);
-  List l(fill);
+  List l(fill, depth);
+  REQUIRE(l.compress_depth() == static_cast<uint32_t>(depth));
   Model m;
+  ModelStats stats;
+  const bool compressible = depth > 0;
   const int fills[] = {1, 3, 128, -1, -2, -5};
   size_t target = 0;
   for (int step = 0; step < steps; ++step) {
@@ -164,15 +200,15 @@ void run_model(int fill, uint64_t seed, int steps, bool change_fill, bool small_
     INFO("step " << step << " op " << op << " size " << size);
     auto index = [&](size_t n) { return static_cast<size_t>(rng() % n); };
     if (op < 12) {
-      std::string v = random_value(rng, small_only);
+      std::string v = random_value(rng, small_only, compressible);
       l.push_front(v);
       m.push_front(v);
     } else if (op < 24) {
-      std::string v = random_value(rng, small_only);
+      std::string v = random_value(rng, small_only, compressible);
       l.push_back(v);
       m.push_back(v);
     } else if (op < 36) {
-      std::string v = random_value(rng, small_only);
+      std::string v = random_value(rng, small_only, compressible);
       size_t i = index(size + 1);
       l.insert(i, v);
       m.insert(m.begin() + static_cast<ptrdiff_t>(i), v);
@@ -189,7 +225,7 @@ void run_model(int fill, uint64_t seed, int steps, bool change_fill, bool small_
       }
     } else if (op < 56) {
       if (size > 0) {
-        std::string v = random_value(rng, small_only);
+        std::string v = random_value(rng, small_only, compressible);
         size_t i = index(size);
         l.set(i, v);
         m[i] = v;
@@ -210,7 +246,8 @@ void run_model(int fill, uint64_t seed, int steps, bool change_fill, bool small_
       m.erase(m.begin() + static_cast<ptrdiff_t>(first),
               m.begin() + static_cast<ptrdiff_t>(first + count));
     } else if (op < 90) {
-      std::string v = size > 0 && rng() % 2 == 0 ? m[index(size)] : random_value(rng, small_only);
+      std::string v =
+          size > 0 && rng() % 2 == 0 ? m[index(size)] : random_value(rng, small_only, compressible);
       const int64_t counts[] = {0, 1, 2, 5, -1, -2, -5, 1000, -1000};
       int64_t count = counts[rng() % 9];
       if (growing && count == 0) {
@@ -256,17 +293,21 @@ void run_model(int fill, uint64_t seed, int steps, bool change_fill, bool small_
     } else if (op < 99) {
       auto c = l.clone();
       REQUIRE(c->fill() == l.fill());
+      REQUIRE(c->compress_depth() == l.compress_depth());
+      REQUIRE(c->compressed_node_count() == l.compressed_node_count());
       REQUIRE(forward(*c) == contents(m));
     } else if (!growing) {
       l.clear();
       m.clear();
     }
     require_same(l, m, rng, step % 64 == 0);
+    stats.max_compressed = std::max(stats.max_compressed, l.compressed_node_count());
     if (!change_fill && fill > 0 && !m.empty()) {
       // A count fill bounds how many entries a node holds.
       REQUIRE(l.node_count() * static_cast<size_t>(fill) >= m.size());
     }
   }
+  return stats;
 }
 
 }  // namespace
@@ -286,6 +327,32 @@ TEST_CASE("the list agrees with a deque under random operations, for every kind 
 
 TEST_CASE("the list stays correct when its fill changes between operations", "[list]") {
   run_model(-2, 77, 4000, true);
+}
+
+TEST_CASE("compressed interior nodes: the list agrees with a deque under random operations",
+          "[list][compress]") {
+  for (int depth : {1, 2}) {
+    for (int fill : {1, 3, 128, -1, -2, -5}) {
+      INFO("depth " << depth << " fill " << fill);
+      ModelStats st = run_model(fill, 3000 + static_cast<uint64_t>(fill + 10 + 100 * depth), 4000,
+                                false, false, depth);
+      if (fill != 1) {
+        // One entry a node is mostly under the size worth compressing; the others compress.
+        CHECK(st.max_compressed > 0);
+      }
+    }
+    for (int fill : {3, 128, -1}) {
+      INFO("short values, depth " << depth << " fill " << fill);
+      ModelStats st = run_model(fill, 4000 + static_cast<uint64_t>(fill + 10 + 100 * depth), 4000,
+                                false, true, depth);
+      if (fill != -1) {
+        // (800 short values fit two 4 KB nodes: no interior.)
+        CHECK(st.max_compressed > 0);
+      }
+    }
+    INFO("changing fill, depth " << depth);
+    run_model(-2, 5000 + static_cast<uint64_t>(depth), 4000, true, false, depth);
+  }
 }
 
 TEST_CASE("an empty list", "[list]") {
@@ -585,4 +652,216 @@ TEST_CASE("queues in either direction do not hold on to popped bytes", "[list]")
     CHECK(l.size() == 1000);
     CHECK(l.node_count() <= 3);
   }
+}
+
+// --- compression at the node boundaries -------------------------------------------------------
+
+namespace {
+
+// A ~40-byte value that compresses well beside its neighbours, as log lines or ids do.
+std::string compressible(size_t i) {
+  char v[64];
+  std::snprintf(v, sizeof v, "event:user:%08zu:action:checkout:ok", i);
+  return v;
+}
+
+// A list of `nodes` full nodes of fill 100 (entries i = 0..), built by push_back.
+std::unique_ptr<List> nodes_of_100(size_t nodes, int depth) {
+  auto l = std::make_unique<List>(100, depth);
+  for (size_t i = 0; i < nodes * 100; ++i) {
+    l->push_back(compressible(i));
+  }
+  return l;
+}
+
+std::vector<std::string> compressible_range(size_t from, size_t to) {
+  std::vector<std::string> out;
+  for (size_t i = from; i < to; ++i) {
+    out.push_back(compressible(i));
+  }
+  return out;
+}
+
+// Node k's layout as a string, "P" plain and "Z" compressed: "PZZP".
+std::string layout(const List& l) {
+  std::string out;
+  for (size_t k = 0; k < l.node_count(); ++k) {
+    out += l.node_compressed(k) ? 'Z' : 'P';
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compress depth values are read as Redis reads list-compress-depth", "[list]") {
+  CHECK(List::normalize_compress_depth(-1) == 0);
+  CHECK(List::normalize_compress_depth(0) == 0);
+  CHECK(List::normalize_compress_depth(3) == 3);
+  CHECK(List::normalize_compress_depth(INT32_MAX) == 65535);
+  CHECK(List().compress_depth() == 0);
+  CHECK(List(-2, 2).compress_depth() == 2);
+}
+
+TEST_CASE("only nodes beyond the depth from both ends are compressed", "[list][compress]") {
+  SECTION("pushes at the tail") {
+    List l(100, 1);
+    for (size_t i = 0; i < 200; ++i) {
+      l.push_back(compressible(i));
+    }
+    CHECK(layout(l) == "PP");  // at most 2 * depth nodes: nothing to compress
+    l.push_back(compressible(200));
+    CHECK(layout(l) == "PZP");
+    for (size_t i = 201; i < 500; ++i) {
+      l.push_back(compressible(i));
+    }
+    CHECK(layout(l) == "PZZZP");
+    CHECK(forward(l) == compressible_range(0, 500));
+    // Pops at the front take the interior back to plain node by node.
+    std::string out;
+    for (size_t i = 0; i < 100; ++i) {
+      REQUIRE(l.pop_front(out));
+    }
+    CHECK(layout(l) == "PZZP");
+    for (size_t i = 0; i < 200; ++i) {
+      REQUIRE(l.pop_front(out));
+      REQUIRE(out == compressible(100 + i));
+    }
+    CHECK(layout(l) == "PP");
+  }
+  SECTION("pushes at the head, depth 2") {
+    List l(100, 2);
+    for (size_t i = 0; i < 400; ++i) {
+      l.push_front(compressible(i));
+    }
+    CHECK(layout(l) == "PPPP");
+    l.push_front("x");
+    CHECK(layout(l) == "PPZPP");
+    for (size_t i = 0; i < 200; ++i) {
+      l.push_front(compressible(i));
+    }
+    CHECK(layout(l) == "PPZZZPP");
+    std::string out;
+    for (size_t i = 0; i < 200; ++i) {
+      REQUIRE(l.pop_back(out));
+      REQUIRE(out == compressible(i));
+    }
+    CHECK(layout(l) == "PPZPP");
+    for (size_t i = 200; i < 300; ++i) {
+      REQUIRE(l.pop_back(out));
+      REQUIRE(out == compressible(i));
+    }
+    CHECK(layout(l) == "PPPP");
+  }
+  SECTION("small or incompressible nodes stay plain") {
+    List tiny(1, 1);  // one short entry a node: under the size worth compressing
+    for (int i = 0; i < 10; ++i) {
+      tiny.push_back("short");
+    }
+    CHECK(tiny.compressed_node_count() == 0);
+    std::mt19937_64 rng(9);
+    List noise(4, 1);
+    for (int i = 0; i < 40; ++i) {
+      std::string v(40, '\0');
+      for (char& c : v) {
+        c = static_cast<char>(rng());
+      }
+      noise.push_back(v);
+    }
+    CHECK(noise.node_count() == 10);
+    CHECK(noise.compressed_node_count() == 0);
+  }
+  SECTION("depth 0 never compresses") { CHECK(layout(*nodes_of_100(5, 0)) == "PPPPP"); }
+}
+
+TEST_CASE("every operation reads and changes compressed nodes correctly", "[list][compress]") {
+  for (int depth : {1, 2}) {
+    INFO("depth " << depth);
+    auto owned = nodes_of_100(8, depth);
+    List& l = *owned;
+    Model m;
+    for (size_t i = 0; i < 800; ++i) {
+      m.push_back(compressible(i));
+    }
+    REQUIRE(l.compressed_node_count() == 8 - 2 * static_cast<size_t>(depth));
+    std::mt19937_64 rng(static_cast<uint64_t>(depth));
+    // Reads: at() on every element, and walks starting inside compressed nodes.
+    require_same(l, m, rng, true);
+    CHECK(forward(l, 350) == std::vector<std::string>(m.begin() + 350, m.end()));
+    CHECK(backward(l, 450).front() == m[450]);
+    CHECK(backward(l, 450).back() == m[0]);
+    // LSET in the middle, to a longer and a shorter value.
+    l.set(350, std::string(300, 'L'));
+    m[350] = std::string(300, 'L');
+    l.set(351, "s");
+    m[351] = "s";
+    require_same(l, m, rng, true);
+    // LINSERT into a compressed node, at its first entry and inside it.
+    l.insert(400, "at-boundary");
+    m.insert(m.begin() + 400, "at-boundary");
+    l.insert(455, "inside");
+    m.insert(m.begin() + 455, "inside");
+    require_same(l, m, rng, true);
+    CHECK(list_insert_at_pivot(l, true, compressible(600), "after-pivot"));
+    m.insert(std::find(m.begin(), m.end(), compressible(600)) + 1, "after-pivot");
+    require_same(l, m, rng, true);
+    // Filling a compressed node up to a split.
+    for (int i = 0; i < 120; ++i) {
+      l.insert(520, compressible(10000 + static_cast<size_t>(i)));
+      m.insert(m.begin() + 520, compressible(10000 + static_cast<size_t>(i)));
+    }
+    require_same(l, m, rng, true);
+    // LREM from both ends and all, hitting compressed nodes.
+    for (int i = 0; i < 3; ++i) {
+      l.push_back("dup");
+      m.push_back("dup");
+      l.insert(300 + 100 * static_cast<size_t>(i), "dup");
+      m.insert(m.begin() + 300 + 100 * i, "dup");
+    }
+    CHECK(l.remove("dup", -2) == model_remove(m, "dup", -2));
+    require_same(l, m, rng, true);
+    CHECK(l.remove("dup", 1) == model_remove(m, "dup", 1));
+    require_same(l, m, rng, true);
+    CHECK(l.remove(compressible(650), 0) == model_remove(m, compressible(650), 0));
+    CHECK(l.remove("missing", 0) == 0);
+    require_same(l, m, rng, true);
+    // Erasing single elements and a range across whole compressed nodes.
+    l.erase(500);
+    m.erase(m.begin() + 500);
+    l.erase_range(150, 330);
+    m.erase(m.begin() + 150, m.begin() + 480);
+    require_same(l, m, rng, true);
+    // LTRIM that brings compressed nodes to the ends.
+    size_t start = 120;
+    size_t stop = m.size() - 130;
+    l.trim(start, stop);
+    m.erase(m.begin() + static_cast<ptrdiff_t>(stop) + 1, m.end());
+    m.erase(m.begin(), m.begin() + static_cast<ptrdiff_t>(start));
+    require_same(l, m, rng, true);
+    // Clone and drain from both ends.
+    auto c = l.clone();
+    CHECK(layout(*c) == layout(l));
+    CHECK(forward(*c) == contents(m));
+    std::string out;
+    while (!m.empty()) {
+      bool front = rng() % 2 == 0;
+      REQUIRE((front ? l.pop_front(out) : l.pop_back(out)));
+      REQUIRE(out == (front ? m.front() : m.back()));
+      front ? m.pop_front() : m.pop_back();
+      require_layout(l);
+    }
+    CHECK(l.node_count() == 0);
+  }
+}
+
+TEST_CASE("compressing the interior shrinks a long list of similar strings", "[list][compress]") {
+  List plain(-2, 0);
+  List packed(-2, 1);
+  for (size_t i = 0; i < 100000; ++i) {
+    plain.push_back(compressible(i));
+    packed.push_back(compressible(i));
+  }
+  INFO("plain " << plain.memory_bytes() << " compressed " << packed.memory_bytes());
+  CHECK(packed.compressed_node_count() == packed.node_count() - 2);
+  CHECK(packed.memory_bytes() * 2 < plain.memory_bytes());
+  CHECK(packed.at(54321) == compressible(54321));
 }
