@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hotkv/shard/op_args.hpp"
+#include "hotkv/shard/effect_registry.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -229,6 +230,30 @@ void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
       checkpoint();
     }
   });
+}
+
+namespace {
+
+// The family's ops are not typed structs yet: each registry entry goes through apply_inventory_op.
+bool apply_inventory_entry(Keyspace& ks, const Effect& e, const ReplayContext& ctx,
+                       std::string& error) {
+  return apply_inventory_op(ks, e, ctx.now_ms, error);
+}
+
+}  // namespace
+
+const EffectFamily& inventory_effects() {
+  static constexpr EffectOp kOps[] = {
+      {static_cast<uint16_t>(OpCode::kInvCreate), "inventory.create", &apply_inventory_entry},
+      {static_cast<uint16_t>(OpCode::kInvReserve), "inventory.reserve", &apply_inventory_entry},
+      {static_cast<uint16_t>(OpCode::kInvSettle), "inventory.settle", &apply_inventory_entry},
+      {static_cast<uint16_t>(OpCode::kInvExtend), "inventory.extend", &apply_inventory_entry},
+      {static_cast<uint16_t>(OpCode::kInvSetTotal), "inventory.set_total", &apply_inventory_entry},
+      {static_cast<uint16_t>(OpCode::kInvRestoreHold), "inventory.restore_hold", &apply_inventory_entry},
+      {static_cast<uint16_t>(OpCode::kInvOwnerBought), "inventory.owner_bought", &apply_inventory_entry},
+  };
+  static const EffectFamily kFamily{"inventory", ValueType::kInventory, kInventoryOpFirst, kInventoryOpLast, kOps, &encode_inventory};
+  return kFamily;
 }
 
 }  // namespace hotkv

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hotkv/shard/op_args.hpp"
+#include "hotkv/shard/effect_registry.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/list.hpp"
 
@@ -173,6 +174,31 @@ void encode_list(RecordEncoder& enc, std::string_view key, const Value& v,
     }
     return true;
   });
+}
+
+namespace {
+
+// The family's ops are not typed structs yet: each registry entry goes through apply_list_op.
+bool apply_list_entry(Keyspace& ks, const Effect& e, const ReplayContext& ctx,
+                       std::string& error) {
+  return apply_list_op(ks, e, ctx.now_ms, error);
+}
+
+}  // namespace
+
+const EffectFamily& list_effects() {
+  static constexpr EffectOp kOps[] = {
+      {static_cast<uint16_t>(OpCode::kListPushFront), "list.push_front", &apply_list_entry},
+      {static_cast<uint16_t>(OpCode::kListPushBack), "list.push_back", &apply_list_entry},
+      {static_cast<uint16_t>(OpCode::kListPopFront), "list.pop_front", &apply_list_entry},
+      {static_cast<uint16_t>(OpCode::kListPopBack), "list.pop_back", &apply_list_entry},
+      {static_cast<uint16_t>(OpCode::kListSet), "list.set", &apply_list_entry},
+      {static_cast<uint16_t>(OpCode::kListInsert), "list.insert", &apply_list_entry},
+      {static_cast<uint16_t>(OpCode::kListRem), "list.rem", &apply_list_entry},
+      {static_cast<uint16_t>(OpCode::kListTrim), "list.trim", &apply_list_entry},
+  };
+  static const EffectFamily kFamily{"list", ValueType::kList, kListOpFirst, kListOpLast, kOps, &encode_list};
+  return kFamily;
 }
 
 }  // namespace hotkv

@@ -45,4 +45,18 @@ static_assert(crc16_impl("123456789") == 0x31C3, "CRC-16/XMODEM check value");
 
 uint16_t crc16(std::string_view data) { return crc16_impl(data); }
 
+uint16_t key_hash_slot(std::string_view key) {
+  // Matches Redis's keyHashSlot(): only the first '{' counts, and the tag ends at the first
+  // '}' after it; "{}" (empty tag) or a missing '}' means the whole key is hashed.
+  const size_t open = key.find('{');
+  if (open != std::string_view::npos) {
+    const size_t close = key.find('}', open + 1);
+    if (close != std::string_view::npos && close > open + 1) {
+      key = key.substr(open + 1, close - open - 1);
+    }
+  }
+  // 16384 slots: a power of two, so the modulo is a mask.
+  return static_cast<uint16_t>(crc16(key) & 16383);
+}
+
 }  // namespace hotkv
