@@ -621,7 +621,7 @@ def log_of_the_format_before_sequence_numbers_loads_and_continues(t, srv):
             assert c.xinfo_groups("st1")[0]["last-delivered-id"] == "1-1"
             assert c.get("{a}x") == "1" and c.get("{b}y") == "2"
             inv = c.execute_command("INV.GET", "item1")
-            assert inv[:8] == ["total", "30", "available", "27", "held", "1", "sold", "2"], inv
+            assert inv[:8] == ["total", 30, "available", 27, "held", 1, "sold", 2], inv
             c.select(1)
             assert c.get("dbkey") == "one" and c.hgetall("dbh") == {"f": "v"}
             c.select(2)
@@ -657,8 +657,8 @@ def log_of_the_format_before_sequence_numbers_loads_and_continues(t, srv):
 @case
 @hotkv_only("record sequence numbers are HotKV's")
 def sequence_numbers_continue_across_rewrite_and_restart(t, srv):
-    """Every record gets the next number of its shard; a rewrite's base and a restart (also with
-    another thread count) never move a shard's numbers back."""
+    """Every record gets the next number of its shard; neither a rewrite's base nor a restart
+    moves a shard's numbers back, and hotkv-check-aof finds them in order."""
     with DataDir() as d:
         s = t.server(extra_args=d.args("everysec")).start()
         try:
