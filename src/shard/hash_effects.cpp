@@ -1,7 +1,7 @@
 // Hash effects in the append-only log (op codes in op_effects.hpp): one typed struct per op
 // code, registered in hash_effects(); encode_hash writes the effects that rebuild a whole hash
-// (the rewrite's snapshot, COPY and RENAME). Effects carry final values (HINCRBY and HINCRBYFLOAT log the value they produced),
-// so replay only stores strings and never re-runs arithmetic.
+// (the rewrite's snapshot, COPY and RENAME). Effects carry final values (HINCRBY and HINCRBYFLOAT
+// log the value they produced), so replay only stores strings and never re-runs arithmetic.
 #include <memory>
 #include <span>
 #include <string>

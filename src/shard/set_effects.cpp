@@ -1,8 +1,8 @@
 // Set effects in the append-only log (op codes in op_effects.hpp): one typed struct per op code,
 // registered in set_effects(); encode_set writes the effects that rebuild a whole set (the
-// rewrite's snapshot, COPY, RENAME and the *STORE commands' destination). Replay adds and removes the logged members only --
-// SPOP's random choice was made when it ran -- and the encoding is recorded, so a replayed set
-// reports the same OBJECT ENCODING as the one that was logged.
+// rewrite's snapshot, COPY, RENAME and the *STORE commands' destination). Replay adds and removes
+// the logged members only -- SPOP's random choice was made when it ran -- and the encoding is
+// recorded, so a replayed set reports the same OBJECT ENCODING as the one that was logged.
 #include <memory>
 #include <span>
 #include <string>

@@ -312,7 +312,7 @@ namespace {
 
 // The family's ops are not typed structs yet: each registry entry goes through apply_stream_op.
 bool apply_stream_entry(Keyspace& ks, const Effect& e, const ReplayContext& ctx,
-                       std::string& error) {
+                        std::string& error) {
   return apply_stream_op(ks, e, ctx.now_ms, error, ctx.limits);
 }
 
@@ -329,11 +329,13 @@ const EffectFamily& stream_effects() {
       {static_cast<uint16_t>(OpCode::kGroupSetId), "stream.group_set_id", &apply_stream_entry},
       {static_cast<uint16_t>(OpCode::kGroupDestroy), "stream.group_destroy", &apply_stream_entry},
       {static_cast<uint16_t>(OpCode::kConsumerTouch), "stream.consumer_touch", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kConsumerDelete), "stream.consumer_delete", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kConsumerDelete), "stream.consumer_delete",
+       &apply_stream_entry},
       {static_cast<uint16_t>(OpCode::kPelSet), "stream.pending_set", &apply_stream_entry},
       {static_cast<uint16_t>(OpCode::kPelAck), "stream.pending_ack", &apply_stream_entry},
   };
-  static const EffectFamily kFamily{"stream", ValueType::kStream, kStreamOpFirst, kStreamOpLast, kOps, &encode_stream};
+  static const EffectFamily kFamily{"stream", ValueType::kStream, kStreamOpFirst, kStreamOpLast,
+                                    kOps,     &encode_stream};
   return kFamily;
 }
 

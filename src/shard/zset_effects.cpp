@@ -1,7 +1,8 @@
 // Sorted-set effects in the append-only log (op codes in op_effects.hpp): one typed struct per
 // op code, registered in zset_effects(); encode_zset writes the effects that rebuild a whole
-// zset (the rewrite's snapshot, COPY and RENAME). Effects carry final scores, never increments, so ZINCRBY and ZADD INCR replay
-// without recomputing anything, and removals name the members that went.
+// zset (the rewrite's snapshot, COPY and RENAME). Effects carry final scores, never increments, so
+// ZINCRBY and ZADD INCR replay without recomputing anything, and removals name the members that
+// went.
 #include <cstdio>
 #include <memory>
 #include <span>

@@ -3,8 +3,8 @@
 // (ids, absolute times, counts), so replay applies exactly what happened and never re-runs a
 // command. Each family owns a range of op codes and describes its ops in the one registry
 // (effect_registry.hpp), through which replay and encode_value dispatch; encode_value writes
-// any value as effects that recreate it (the rewrite's snapshot, COPY, RENAME). Hashes, sets
-// and sorted sets define a typed struct per op (op_codec.hpp) in their family's file.
+// any value as effects that recreate it (the rewrite's snapshot, COPY, RENAME). Every family
+// but streams defines a typed struct per op (op_codec.hpp) in its family's file.
 //
 // Arguments are strings: ids as "ms-seq", integers in decimal. docs/aof-format.md lists them.
 #pragma once
@@ -49,7 +49,7 @@ enum class OpCode : uint16_t {
   kZSetAdd = 48,  // [score, member, ...]: set each member's final score (creating the zset)
   kZSetRem = 49,  // [member, ...]: remove them (the key goes when the zset is emptied)
 
-  // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
+  // Inventory items (64..127): typed structs in inventory_effects.cpp. Owners
   // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
   kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key,
                          //  max_events (only when > 0)]
@@ -62,7 +62,7 @@ enum class OpCode : uint16_t {
   kInvOwnerBought = 70,  // [owner, units]: rebuilding an item with MAXPEROWNER (units its
                          //  committed holds took, records purged or not)
 
-  // Lists (128..143), applied by apply_list_op (list_effects.cpp). Indexes are normalised
+  // Lists (128..143): typed structs in list_effects.cpp. Indexes are normalised
   // (0-based from the head) when logged.
   kListPushFront = 128,  // [element, ...]: LPUSH order (creating the list if missing)
   kListPushBack = 129,   // [element, ...]: RPUSH order (creating the list if missing)
@@ -96,8 +96,6 @@ bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
                      const EncodingLimits& limits = EncodingLimits{});
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
                      const EncodingLimits& limits);
-bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
-bool apply_list_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
 
 // The families whose ops are not typed structs yet apply through one switch each (wrapped
 // into their registry entries).
