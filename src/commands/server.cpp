@@ -116,9 +116,11 @@ void info_persistence(CommandContext& ctx, std::string& out) {
   bool enabled = p != nullptr && p->enabled();
   uint64_t fsyncs = 0;
   uint64_t records = 0;
+  uint64_t last_seq = 0;
   for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
     fsyncs += ctx.engine.shard(i).log().fsyncs();
     records += ctx.engine.shard(i).log().records();
+    last_seq = std::max(last_seq, ctx.engine.shard(i).log().last_seq());
   }
   int write_errno = ctx.engine.persistence_errno();
   out += fmt::format(
@@ -140,10 +142,12 @@ void info_persistence(CommandContext& ctx, std::string& out) {
         "aof_current_size:{}\r\naof_base_size:{}\r\naof_pending_rewrite:0\r\n"
         "aof_buffer_length:0\r\naof_pending_bio_fsync:0\r\naof_delayed_fsync:{}\r\n"
         "aof_fsyncs:{}\r\naof_records:{}\r\naof_records_per_fsync:{:.2f}\r\n"
-        "aof_loaded_effects:{}\r\naof_loaded_expired:{}\r\naof_load_time_ms:{}\r\n",
+        "aof_loaded_effects:{}\r\naof_loaded_expired:{}\r\naof_load_time_ms:{}\r\n"
+        "aof_last_seq:{}\r\naof_loaded_last_seq:{}\r\n",
         p->current_size(), p->base_size(), p->delayed_fsyncs(), fsyncs, records,
         fsyncs == 0 ? 0.0 : static_cast<double>(records) / static_cast<double>(fsyncs),
-        p->load_stats().effects, p->load_stats().expired_on_load, p->load_stats().millis);
+        p->load_stats().effects, p->load_stats().expired_on_load, p->load_stats().millis,
+        last_seq, p->load_stats().last_seq);
   }
   out += "\r\n";
 }

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "hotkv/util/crc16.hpp"
 #include "hotkv/util/crc32c.hpp"
 
 namespace hotkv {
@@ -51,15 +52,21 @@ void RecordEncoder::open() {
   out_.append(kRecordFrame + kRecordBodyHeader, '\0');
 }
 
-void RecordEncoder::add_key(EffectKind kind, std::string_view key) {
-  out_.push_back(static_cast<char>(kind));
-  put_le<uint32_t>(out_, static_cast<uint32_t>(key.size()));
+void RecordEncoder::add_key(EffectKind kind, std::string_view key, uint16_t slot) {
+  // One append of the fixed part: kind, db, slot, key length.
+  char head[9];
+  head[0] = static_cast<char>(kind);
+  uint32_t len = static_cast<uint32_t>(key.size());
+  std::memcpy(head + 1, &db_, 2);
+  std::memcpy(head + 3, &slot, 2);
+  std::memcpy(head + 5, &len, 4);
+  out_.append(head, sizeof head);
   out_.append(key);
   ++count_;
 }
 
 void RecordEncoder::add_put_string(std::string_view key, std::string_view value, int64_t at_ms) {
-  add_key(EffectKind::kPut, key);
+  add_key(EffectKind::kPut, key, key_hash_slot(key));
   out_.push_back('\0');
   put_le<uint32_t>(out_, static_cast<uint32_t>(value.size()));
   out_.append(value);
@@ -67,52 +74,67 @@ void RecordEncoder::add_put_string(std::string_view key, std::string_view value,
 }
 
 void RecordEncoder::add_put_int(std::string_view key, int64_t value, int64_t at_ms) {
-  add_key(EffectKind::kPut, key);
+  add_key(EffectKind::kPut, key, key_hash_slot(key));
   out_.push_back('\1');
   put_le<int64_t>(out_, value);
   put_le<int64_t>(out_, at_ms);
 }
 
-void RecordEncoder::add_del(std::string_view key) { add_key(EffectKind::kDel, key); }
+void RecordEncoder::add_del(std::string_view key) {
+  add_key(EffectKind::kDel, key, key_hash_slot(key));
+}
 
 void RecordEncoder::add_expire(std::string_view key, int64_t at_ms) {
-  add_key(EffectKind::kExpire, key);
+  add_key(EffectKind::kExpire, key, key_hash_slot(key));
   put_le<int64_t>(out_, at_ms);
 }
 
-void RecordEncoder::add_flush() { add_key(EffectKind::kFlush, ""); }
-
-void RecordEncoder::select(uint32_t db) {
-  if (db == db_) {
-    return;
-  }
-  add_key(EffectKind::kSelect, "");
-  put_le<uint32_t>(out_, db);
-  db_ = db;
-}
+void RecordEncoder::add_flush() { add_key(EffectKind::kFlush, "", kNoSlot); }
 
 void RecordEncoder::add_swapdb(uint32_t a, uint32_t b) {
-  add_key(EffectKind::kSwapDb, "");
+  // The effect's own database is `a` too, so a reader filtering by database sees it.
+  uint16_t db = db_;
+  select(a);
+  add_key(EffectKind::kSwapDb, "", kNoSlot);
+  db_ = db;
   put_le<uint32_t>(out_, a);
   put_le<uint32_t>(out_, b);
 }
 
 void RecordEncoder::add_op(std::string_view key, uint16_t op,
                            std::span<const std::string_view> args) {
-  add_key(EffectKind::kOp, key);
-  put_le<uint16_t>(out_, op);
-  put_le<uint32_t>(out_, static_cast<uint32_t>(args.size()));
+  size_t at = begin_op(key, op);
   for (std::string_view a : args) {
-    put_le<uint32_t>(out_, static_cast<uint32_t>(a.size()));
-    out_.append(a);
+    add_op_arg(a);
   }
+  end_op(at, static_cast<uint32_t>(args.size()));
 }
 
-void RecordEncoder::close(uint64_t txn_id, uint32_t parts) {
+size_t RecordEncoder::begin_op(std::string_view key, uint16_t op) {
+  add_key(EffectKind::kOp, key, key_hash_slot(key));
+  put_le<uint16_t>(out_, op);
+  size_t at = out_.size();
+  put_le<uint32_t>(out_, 0);
+  return at;
+}
+
+void RecordEncoder::add_op_arg(std::string_view arg) {
+  put_le<uint32_t>(out_, static_cast<uint32_t>(arg.size()));
+  out_.append(arg);
+}
+
+void RecordEncoder::end_op(size_t count_at, uint32_t args) {
+  patch_le<uint32_t>(out_, count_at, args);
+}
+
+void RecordEncoder::close(uint64_t txn_id, uint32_t parts, uint64_t seq) {
   size_t body_start = start_ + kRecordFrame;
   patch_le<uint64_t>(out_, body_start, txn_id);
-  patch_le<uint32_t>(out_, body_start + 8, parts);
-  patch_le<uint32_t>(out_, body_start + 12, count_);
+  patch_le<uint32_t>(out_, body_start + 8, 0);  // the version 2 marker (see record.hpp)
+  out_[body_start + 12] = static_cast<char>(kRecordV2);
+  patch_le<uint32_t>(out_, body_start + 13, parts);
+  patch_le<uint32_t>(out_, body_start + 17, count_);
+  patch_le<uint64_t>(out_, body_start + 21, seq);
   size_t body_len = out_.size() - body_start;
   uint32_t crc = crc32c(std::string_view(out_.data() + body_start, body_len));
   patch_le<uint32_t>(out_, start_, static_cast<uint32_t>(body_len));
@@ -129,9 +151,7 @@ void encode_record(const Record& r, std::string& out) {
   RecordEncoder enc(out);
   enc.open();
   for (const Effect& e : r.effects) {
-    if (e.kind != EffectKind::kSwapDb) {
-      enc.select(e.db);
-    }
+    enc.select(e.db);
     switch (e.kind) {
       case EffectKind::kPut:
         if (e.is_int) {
@@ -157,28 +177,71 @@ void encode_record(const Record& r, std::string& out) {
       case EffectKind::kSwapDb:
         enc.add_swapdb(e.db, e.db2);
         break;
-      case EffectKind::kSelect:
-        enc.select(e.db);
+      case EffectKind::kSelect:  // never decoded: effects carry their database
         break;
     }
   }
-  enc.close(r.txn_id, r.parts);
+  enc.close(r.txn_id, r.parts, r.seq);
 }
 
-bool RecordDecoder::decode_body(std::string_view body, Record& out) {
-  size_t pos = 0;
+namespace {
+
+// The fixed part of a body, of either version.
+struct BodyHeader {
+  uint8_t version = 0;
+  uint64_t txn_id = 0;
+  uint32_t parts = 0;
   uint32_t count = 0;
-  if (!get_le(body, pos, out.txn_id) || !get_le(body, pos, out.parts) ||
-      !get_le(body, pos, count)) {
+  uint64_t seq = 0;
+  size_t size = 0;  // where the effects start
+};
+
+bool read_header(std::string_view body, BodyHeader& h) {
+  size_t pos = 0;
+  if (!get_le(body, pos, h.txn_id) || !get_le(body, pos, h.parts)) {
     return false;
   }
+  if (h.parts != 0) {  // version 1: `parts` is never 0 there
+    h.version = kRecordV1;
+    h.seq = 0;
+    if (!get_le(body, pos, h.count)) {
+      return false;
+    }
+    h.size = pos;
+    return true;
+  }
+  if (!get_le(body, pos, h.version) || h.version != kRecordV2 || !get_le(body, pos, h.parts) ||
+      !get_le(body, pos, h.count) || !get_le(body, pos, h.seq) || h.parts == 0) {
+    return false;
+  }
+  h.size = pos;
+  return true;
+}
+
+}  // namespace
+
+bool RecordDecoder::decode_body(std::string_view body, Record& out) {
+  BodyHeader h;
+  if (!read_header(body, h)) {
+    return false;
+  }
+  out.txn_id = h.txn_id;
+  out.parts = h.parts;
+  out.seq = h.seq;
+  out.version = h.version;
+  return decode_effects(body, h.size, h.count, out);
+}
+
+bool RecordDecoder::decode_effects(std::string_view body, size_t pos, uint32_t count,
+                                   Record& out) {
+  const bool v1 = out.version == kRecordV1;
   out.effects.clear();
   // Each effect takes at least 5 bytes, so a hostile count cannot make us reserve much.
   if (count > body.size() / 5) {
     return false;
   }
   out.effects.reserve(count);
-  uint32_t db = 0;
+  uint32_t db = 0;  // version 1: the database the last select effect named
   for (uint32_t i = 0; i < count; ++i) {
     if (pos >= body.size()) {
       return false;
@@ -186,6 +249,14 @@ bool RecordDecoder::decode_body(std::string_view body, Record& out) {
     Effect e;
     e.kind = static_cast<EffectKind>(body[pos++]);
     e.db = db;
+    uint16_t slot = kNoSlot;
+    if (!v1) {
+      uint16_t db16 = 0;
+      if (!get_le(body, pos, db16) || !get_le(body, pos, slot)) {
+        return false;
+      }
+      e.db = db16;
+    }
     if (!get_bytes(body, pos, e.key)) {
       return false;
     }
@@ -235,8 +306,8 @@ bool RecordDecoder::decode_body(std::string_view body, Record& out) {
         break;
       }
       case EffectKind::kSelect:
-        if (!get_le(body, pos, db)) {
-          return false;
+        if (!v1 || !get_le(body, pos, db)) {
+          return false;  // version 2 names the database in every effect instead
         }
         continue;
       case EffectKind::kSwapDb:
@@ -247,30 +318,36 @@ bool RecordDecoder::decode_body(std::string_view body, Record& out) {
       default:
         return false;
     }
+    // The slot: carried by version 2 (and checked, since replay routes by it), computed for
+    // version 1. Flush and swapdb concern the whole shard.
+    uint16_t expect =
+        e.kind == EffectKind::kFlush || e.kind == EffectKind::kSwapDb ? kNoSlot
+                                                                       : key_hash_slot(e.key);
+    if (!v1 && slot != expect) {
+      return false;
+    }
+    e.slot = expect;
     out.effects.push_back(std::move(e));
   }
-  return pos == body.size() && out.parts >= 1;
+  return pos == body.size();
 }
 
 bool RecordDecoder::whole_record_after(size_t from) {
   Record scratch;
-  for (size_t at = from; at + kRecordFrame + kRecordBodyHeader <= data_.size(); ++at) {
+  for (size_t at = from; at + kRecordFrame + kRecordBodyHeaderV1 <= data_.size(); ++at) {
     uint32_t len = 0;
     uint32_t crc = 0;
-    uint32_t parts = 0;
-    uint32_t count = 0;
     std::memcpy(&len, data_.data() + at, 4);
-    if (len < kRecordBodyHeader || len > data_.size() - at - kRecordFrame) {
+    if (len < kRecordBodyHeaderV1 || len > data_.size() - at - kRecordFrame) {
       continue;
     }
     // Cheap checks of the body header first, so the checksum runs on few candidates.
-    std::memcpy(&parts, data_.data() + at + kRecordFrame + 8, 4);
-    std::memcpy(&count, data_.data() + at + kRecordFrame + 12, 4);
-    if (parts == 0 || count == 0 || count > len / 5) {
+    std::string_view body(data_.data() + at + kRecordFrame, len);
+    BodyHeader h;
+    if (!read_header(body, h) || h.count == 0 || h.count > len / 5) {
       continue;
     }
     std::memcpy(&crc, data_.data() + at + 4, 4);
-    std::string_view body(data_.data() + at + kRecordFrame, len);
     if (crc32c(body) == crc && decode_body(body, scratch)) {
       return true;
     }
@@ -317,8 +394,8 @@ DecodeStatus RecordDecoder::next(Record& out) {
     return DecodeStatus::kTorn;
   }
   std::string_view body(data_.data() + pos_ + kRecordFrame, len);
-  if (len < kRecordBodyHeader || crc32c(body) != crc) {
-    error_ = len < kRecordBodyHeader ? "record too short" : "checksum mismatch";
+  if (len < kRecordBodyHeaderV1 || crc32c(body) != crc) {
+    error_ = len < kRecordBodyHeaderV1 ? "record too short" : "checksum mismatch";
     // Torn if nothing but zeros follows it: the last write cut short, before the end of the
     // file or of the zeros written ahead of it.
     return zero_from(pos_ + kRecordFrame + len) ? DecodeStatus::kTorn : DecodeStatus::kCorrupt;

@@ -80,7 +80,9 @@ void ShardLog::end_record(uint64_t txn_id, uint32_t parts) {
     encoder_.abandon();
     return;
   }
-  encoder_.close(txn_id, parts);
+  uint64_t seq = last_seq_.load(std::memory_order_relaxed) + 1;
+  encoder_.close(txn_id, parts, seq);
+  last_seq_.store(seq, std::memory_order_relaxed);
   records_.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -1,14 +1,16 @@
-// Inventory effects in the append-only log (op codes 64..127 in op_effects.hpp):
-// apply_inventory_op replays one, encode_inventory writes the effects that rebuild a whole item
+// Inventory effects in the append-only log (op codes 64..127 in op_effects.hpp): one typed
+// struct per op code, registered in inventory_effects(); encode_inventory writes the effects that rebuild a whole item
 // (the rewrite's snapshot, COPY and RENAME). Effects carry what happened -- the hold id, the
 // quantity, absolute deadlines, the state a hold ended in -- so replay never re-runs a reserve:
 // no availability check, no owner limit, no clock. Replay also schedules every deadline it
 // restores on the keyspace's hold wheel; holds whose deadline passed while the server was down
 // are expired by the wheel once loading is over (that expiry is logged like any other).
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "hotkv/shard/op_args.hpp"
+#include "hotkv/shard/effect_registry.hpp"
+#include "hotkv/shard/op_codec.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -16,219 +18,269 @@
 namespace hotkv {
 namespace {
 
-bool hold_state_arg(OpArgReader& a, size_t i, HoldState& out) {
-  return parse_hold_state(a.str(i), out) || a.fail("bad hold state '" + a.str(i) + "'");
+bool read_state(OpReader& r, HoldState& out) {
+  std::string_view s;
+  return r.str(s) && (parse_hold_state(s, out) ||
+                      r.fail("bad hold state '" + std::string(s) + "'"));
 }
 
 // The item under key, or nullptr if the key is missing or holds another type (then the effect
 // is a no-op: a later effect deleted or replaced it).
-Inventory* existing_item(Keyspace& ks, const Effect& e, int64_t now_ms) {
-  Value* v = ks.find(e.key, now_ms);
+Inventory* existing_item(Keyspace& ks, std::string_view key, int64_t now_ms) {
+  Value* v = ks.find(key, now_ms);
   return v != nullptr && v->type() == ValueType::kInventory ? v->inventory() : nullptr;
 }
 
-bool apply_create(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
+// [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key, max_events]: the item,
+// if the key is missing. max_events is written only when the item has one (> 0), so logs from
+// before MAXEVENTS, with six arguments, read the same.
+struct InvCreateOp {
+  static constexpr OpCode kCode = OpCode::kInvCreate;
   int64_t total = 0;
   int64_t sold = 0;
-  int64_t sold_out = 0;
-  InventoryLimits limits;
-  // A seventh argument, max_events, is written only when the item has one.
-  if (a.size() != 7 && !a.exactly(6)) {
-    return false;
-  }
-  if (!a.integer(0, total) || !a.integer(1, sold) || !a.integer(2, sold_out) ||
-      !a.integer(3, limits.max_per_owner) || !a.integer(4, limits.max_hold_ms) ||
-      (a.size() == 7 && !a.integer(6, limits.max_events))) {
-    return false;
-  }
-  if (sold < 0 || total < sold || limits.max_per_owner < 0 || limits.max_hold_ms < 0 ||
-      limits.max_events < 0) {
-    return a.fail("inconsistent item counters");
-  }
-  limits.events_key = a.str(5);
-  if (ks.find(e.key, now_ms) == nullptr) {
-    ks.put(e.key, Value::from_inventory(
-                      std::make_unique<Inventory>(total, sold, sold_out != 0, std::move(limits))));
-  }
-  return true;
-}
+  bool sold_out = false;
+  int64_t max_per_owner = 0;
+  int64_t max_hold_ms = 0;
+  std::string_view events_key;
+  int64_t max_events = 0;
 
-// kInvReserve [hold, qty, owner, created, expires] and kInvRestoreHold [..., state, settled,
-// purge]: both leave a hold (live, or a settled record for the latter) under its id.
-bool apply_hold(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a, bool restore) {
-  Hold h;
-  if (!a.exactly(restore ? 8 : 5) || !a.integer(1, h.qty) || !a.integer(3, h.created_at_ms) ||
-      !a.integer(4, h.expires_at_ms)) {
-    return false;
+  void encode(OpWriter& w) const {
+    w.integer(total).integer(sold).integer(sold_out ? 1 : 0).integer(max_per_owner);
+    w.integer(max_hold_ms).str(events_key);
+    if (max_events > 0) {
+      w.integer(max_events);
+    }
   }
-  if (restore &&
-      (!hold_state_arg(a, 5, h.state) || !a.integer(6, h.settled_at_ms) || !a.integer(7, h.purge_at_ms))) {
-    return false;
-  }
-  h.owner = a.str(2);
-  Inventory* inv = existing_item(ks, e, now_ms);
-  if (inv == nullptr) {
+  static bool decode(OpReader& r, InvCreateOp& out) {
+    int64_t sold_out = 0;
+    if (!r.integer(out.total) || !r.integer(out.sold) || !r.integer(sold_out) ||
+        !r.integer(out.max_per_owner) || !r.integer(out.max_hold_ms) || !r.str(out.events_key) ||
+        (!r.at_end() && !r.integer(out.max_events))) {
+      return false;
+    }
+    out.sold_out = sold_out != 0;
+    if (out.sold < 0 || out.total < out.sold || out.max_per_owner < 0 || out.max_hold_ms < 0 ||
+        out.max_events < 0) {
+      return r.fail("inconsistent item counters");
+    }
     return true;
   }
-  const std::string& id = a.str(0);
-  const Hold* old = inv->find_raw(id);
-  if (old != nullptr && old->state == HoldState::kHeld) {
-    return a.fail("hold '" + id + "' is already live");
-  }
-  bool live = h.state == HoldState::kHeld;
-  if (h.qty <= 0 || (live && h.qty > inv->available())) {
-    return a.fail("hold '" + id + "' takes " + std::to_string(h.qty) + " with " +
-                  std::to_string(inv->available()) + " available");
-  }
-  int64_t wake = live ? h.expires_at_ms : h.purge_at_ms;
-  if (restore) {
-    inv->restore_hold(id, std::move(h));
-  } else {
-    inv->reserve(id, h.qty, h.owner, h.created_at_ms, h.expires_at_ms);
-  }
-  ks.schedule_hold(e.key, id, wake);
-  return true;
-}
-
-bool apply_settle(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
-  HoldState to = HoldState::kHeld;
-  int64_t settled = 0;
-  int64_t purge = 0;
-  if (!a.exactly(4) || !hold_state_arg(a, 1, to) || !a.integer(2, settled) || !a.integer(3, purge)) {
-    return false;
-  }
-  if (to == HoldState::kHeld) {
-    return a.fail("a hold cannot settle as held");
-  }
-  Inventory* inv = existing_item(ks, e, now_ms);
-  if (inv == nullptr) {
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (ks.find(key, ctx.now_ms) != nullptr) {
+      return true;
+    }
+    InventoryLimits limits;
+    limits.max_per_owner = max_per_owner;
+    limits.max_hold_ms = max_hold_ms;
+    limits.max_events = max_events;
+    limits.events_key = std::string(events_key);
+    ks.put(key, Value::from_inventory(
+                    std::make_unique<Inventory>(total, sold, sold_out, std::move(limits))));
     return true;
   }
-  const Hold* h = inv->find_raw(a.str(0));
-  if (h == nullptr || h->state != HoldState::kHeld) {
-    return a.fail("no live hold '" + a.str(0) + "' to settle");
-  }
-  inv->settle(a.str(0), to, settled, purge);
-  ks.schedule_hold(e.key, a.str(0), purge);
-  return true;
-}
+};
 
-bool apply_extend(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
-  int64_t at = 0;
-  if (!a.exactly(2) || !a.integer(1, at)) {
-    return false;
+// kInvReserve [hold, qty, owner, created_ms, expires_ms]: available -> held; kInvRestoreHold
+// adds [state, settled_ms, purge_ms] and rebuilds a hold or a settled record (no sold-out
+// edge). Both leave the hold under its id and its next deadline on the hold wheel.
+template <OpCode Code>
+struct InvHoldOp {
+  static constexpr OpCode kCode = Code;
+  static constexpr bool kRestore = Code == OpCode::kInvRestoreHold;
+  std::string_view id;
+  Hold hold;
+
+  void encode(OpWriter& w) const {
+    w.str(id).integer(hold.qty).str(hold.owner).integer(hold.created_at_ms);
+    w.integer(hold.expires_at_ms);
+    if (kRestore) {
+      w.str(hold_state_name(hold.state)).integer(hold.settled_at_ms).integer(hold.purge_at_ms);
+    }
   }
-  Inventory* inv = existing_item(ks, e, now_ms);
-  if (inv == nullptr) {
+  static bool decode(OpReader& r, InvHoldOp& out) {
+    std::string_view owner;
+    if (!r.str(out.id) || !r.integer(out.hold.qty) || !r.str(owner) ||
+        !r.integer(out.hold.created_at_ms) || !r.integer(out.hold.expires_at_ms)) {
+      return false;
+    }
+    out.hold.owner = std::string(owner);
+    return !kRestore || (read_state(r, out.hold.state) && r.integer(out.hold.settled_at_ms) &&
+                         r.integer(out.hold.purge_at_ms));
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx,
+             std::string& error) const {
+    Inventory* inv = existing_item(ks, key, ctx.now_ms);
+    if (inv == nullptr) {
+      return true;
+    }
+    const Hold* old = inv->find_raw(id);
+    if (old != nullptr && old->state == HoldState::kHeld) {
+      error = "hold '" + std::string(id) + "' is already live";
+      return false;
+    }
+    bool live = hold.state == HoldState::kHeld;
+    if (hold.qty <= 0 || (live && hold.qty > inv->available())) {
+      error = "hold '" + std::string(id) + "' takes " + std::to_string(hold.qty) + " with " +
+              std::to_string(inv->available()) + " available";
+      return false;
+    }
+    int64_t wake = live ? hold.expires_at_ms : hold.purge_at_ms;
+    if (kRestore) {
+      inv->restore_hold(id, hold);
+    } else {
+      inv->reserve(id, hold.qty, hold.owner, hold.created_at_ms, hold.expires_at_ms);
+    }
+    ks.schedule_hold(key, id, wake);
     return true;
   }
-  const Hold* h = inv->find_raw(a.str(0));
-  if (h == nullptr || h->state != HoldState::kHeld) {
-    return a.fail("no live hold '" + a.str(0) + "' to extend");
-  }
-  inv->extend(a.str(0), at);
-  ks.schedule_hold(e.key, a.str(0), at);
-  return true;
-}
+};
 
-bool apply_set_total(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
+// [hold, state, settled_ms, purge_ms]: a commit, release or expiry.
+struct InvSettleOp {
+  static constexpr OpCode kCode = OpCode::kInvSettle;
+  std::string_view id;
+  HoldState state = HoldState::kHeld;
+  int64_t settled_ms = 0;
+  int64_t purge_ms = 0;
+
+  void encode(OpWriter& w) const {
+    w.str(id).str(hold_state_name(state)).integer(settled_ms).integer(purge_ms);
+  }
+  static bool decode(OpReader& r, InvSettleOp& out) {
+    if (!r.str(out.id) || !read_state(r, out.state) || !r.integer(out.settled_ms) ||
+        !r.integer(out.purge_ms)) {
+      return false;
+    }
+    return out.state != HoldState::kHeld || r.fail("a hold cannot settle as held");
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx,
+             std::string& error) const {
+    Inventory* inv = existing_item(ks, key, ctx.now_ms);
+    if (inv == nullptr) {
+      return true;
+    }
+    const Hold* h = inv->find_raw(id);
+    if (h == nullptr || h->state != HoldState::kHeld) {
+      error = "no live hold '" + std::string(id) + "' to settle";
+      return false;
+    }
+    inv->settle(id, state, settled_ms, purge_ms);
+    ks.schedule_hold(key, id, purge_ms);
+    return true;
+  }
+};
+
+// [hold, expires_ms]: INV.EXTEND.
+struct InvExtendOp {
+  static constexpr OpCode kCode = OpCode::kInvExtend;
+  std::string_view id;
+  int64_t expires_ms = 0;
+
+  void encode(OpWriter& w) const { w.str(id).integer(expires_ms); }
+  static bool decode(OpReader& r, InvExtendOp& out) {
+    return r.str(out.id) && r.integer(out.expires_ms);
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx,
+             std::string& error) const {
+    Inventory* inv = existing_item(ks, key, ctx.now_ms);
+    if (inv == nullptr) {
+      return true;
+    }
+    const Hold* h = inv->find_raw(id);
+    if (h == nullptr || h->state != HoldState::kHeld) {
+      error = "no live hold '" + std::string(id) + "' to extend";
+      return false;
+    }
+    inv->extend(id, expires_ms);
+    ks.schedule_hold(key, id, expires_ms);
+    return true;
+  }
+};
+
+// [total]: a restock (available moves with it).
+struct InvSetTotalOp {
+  static constexpr OpCode kCode = OpCode::kInvSetTotal;
   int64_t total = 0;
-  if (!a.exactly(1) || !a.integer(0, total)) {
-    return false;
-  }
-  Inventory* inv = existing_item(ks, e, now_ms);
-  if (inv == nullptr) {
+
+  void encode(OpWriter& w) const { w.integer(total); }
+  static bool decode(OpReader& r, InvSetTotalOp& out) { return r.integer(out.total); }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx,
+             std::string& error) const {
+    Inventory* inv = existing_item(ks, key, ctx.now_ms);
+    if (inv == nullptr) {
+      return true;
+    }
+    if (total < inv->held() + inv->sold()) {
+      error = "total " + std::to_string(total) + " is below held + sold";
+      return false;
+    }
+    inv->set_total(total);
     return true;
   }
-  if (total < inv->held() + inv->sold()) {
-    return a.fail("total " + std::to_string(total) + " is below held + sold");
-  }
-  inv->set_total(total);
-  return true;
-}
+};
 
-bool apply_owner_bought(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
+// [owner, units]: what the owner's committed holds took (items with MAXPEROWNER).
+struct InvOwnerBoughtOp {
+  static constexpr OpCode kCode = OpCode::kInvOwnerBought;
+  std::string_view owner;
   int64_t units = 0;
-  if (!a.exactly(2) || !a.integer(1, units)) {
-    return false;
+
+  void encode(OpWriter& w) const { w.str(owner).integer(units); }
+  static bool decode(OpReader& r, InvOwnerBoughtOp& out) {
+    if (!r.str(out.owner) || !r.integer(out.units)) {
+      return false;
+    }
+    return (!out.owner.empty() && out.units > 0) || r.fail("bad owner units");
   }
-  if (a.str(0).empty() || units <= 0) {
-    return a.fail("bad owner units");
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (Inventory* inv = existing_item(ks, key, ctx.now_ms)) {
+      inv->restore_owner_bought(std::string(owner), units);
+    }
+    return true;
   }
-  if (Inventory* inv = existing_item(ks, e, now_ms)) {
-    inv->restore_owner_bought(a.str(0), units);
-  }
-  return true;
-}
+};
 
 }  // namespace
-
-bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
-  OpArgReader a(e, error);
-  switch (static_cast<OpCode>(e.op)) {
-    case OpCode::kInvCreate:
-      return apply_create(ks, e, now_ms, a);
-    case OpCode::kInvReserve:
-      return apply_hold(ks, e, now_ms, a, false);
-    case OpCode::kInvRestoreHold:
-      return apply_hold(ks, e, now_ms, a, true);
-    case OpCode::kInvSettle:
-      return apply_settle(ks, e, now_ms, a);
-    case OpCode::kInvExtend:
-      return apply_extend(ks, e, now_ms, a);
-    case OpCode::kInvOwnerBought:
-      return apply_owner_bought(ks, e, now_ms, a);
-    case OpCode::kInvSetTotal:
-      return apply_set_total(ks, e, now_ms, a);
-    default:
-      break;
-  }
-  error = "unknown inventory op code " + std::to_string(e.op);
-  return false;
-}
 
 void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,
                       const std::function<void()>& checkpoint) {
   // Records of a few hundred effects, so an item with a million holds spreads over many.
   constexpr size_t kEffectsPerCheckpoint = 256;
   const Inventory& inv = *v.inventory();
-  OpArgs args;
-  args.add_int(inv.total())
-      .add_int(inv.sold())
-      .add_int(inv.sold_out() ? 1 : 0)
-      .add_int(inv.limits().max_per_owner)
-      .add_int(inv.limits().max_hold_ms)
-      .add(inv.limits().events_key);
-  if (inv.limits().max_events > 0) {
-    args.add_int(inv.limits().max_events);
-  }
-  enc.add_op(key, static_cast<uint16_t>(OpCode::kInvCreate), args.views());
+  const InventoryLimits& limits = inv.limits();
+  encode_op(enc, key,
+            InvCreateOp{inv.total(), inv.sold(), inv.sold_out(), limits.max_per_owner,
+                        limits.max_hold_ms, limits.events_key, limits.max_events});
   size_t since = 0;
-  inv.for_each([&](std::string_view id, const Hold& h) {
-    args.clear();
-    args.add(id)
-        .add_int(h.qty)
-        .add(h.owner)
-        .add_int(h.created_at_ms)
-        .add_int(h.expires_at_ms)
-        .add(hold_state_name(h.state))
-        .add_int(h.settled_at_ms)
-        .add_int(h.purge_at_ms);
-    enc.add_op(key, static_cast<uint16_t>(OpCode::kInvRestoreHold), args.views());
+  auto count = [&] {
     if (++since >= kEffectsPerCheckpoint) {
       since = 0;
       checkpoint();
     }
+  };
+  inv.for_each([&](std::string_view id, const Hold& h) {
+    encode_op(enc, key, InvHoldOp<OpCode::kInvRestoreHold>{id, h});
+    count();
   });
   inv.for_each_owner_bought([&](const std::string& owner, int64_t units) {
-    args.clear();
-    args.add(owner).add_int(units);
-    enc.add_op(key, static_cast<uint16_t>(OpCode::kInvOwnerBought), args.views());
-    if (++since >= kEffectsPerCheckpoint) {
-      since = 0;
-      checkpoint();
-    }
+    encode_op(enc, key, InvOwnerBoughtOp{owner, units});
+    count();
   });
+}
+
+const EffectFamily& inventory_effects() {
+  static constexpr EffectOp kOps[] = {
+      typed_op<InvCreateOp>("inventory.create"),
+      typed_op<InvHoldOp<OpCode::kInvReserve>>("inventory.reserve"),
+      typed_op<InvSettleOp>("inventory.settle"),
+      typed_op<InvExtendOp>("inventory.extend"),
+      typed_op<InvSetTotalOp>("inventory.set_total"),
+      typed_op<InvHoldOp<OpCode::kInvRestoreHold>>("inventory.restore_hold"),
+      typed_op<InvOwnerBoughtOp>("inventory.owner_bought"),
+  };
+  static const EffectFamily kFamily{"inventory",       ValueType::kInventory, kInventoryOpFirst,
+                                    kInventoryOpLast, kOps,                  &encode_inventory};
+  return kFamily;
 }
 
 }  // namespace hotkv

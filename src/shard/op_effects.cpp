@@ -1,61 +1,92 @@
-// Dispatch of aggregate-value effects to their family (see op_effects.hpp).
+// The registry of aggregate-value effect families (effect_registry.hpp) and the dispatch of
+// replay and of whole-value encoding through it (op_effects.hpp).
 #include "hotkv/shard/op_effects.hpp"
 
+#include <array>
+
+#include "hotkv/shard/effect_registry.hpp"
+#include "hotkv/util/assert.hpp"
+
 namespace hotkv {
+namespace {
+
+// Op codes stay below this (lists, the highest range, end at 143).
+constexpr size_t kOpTableSize = 256;
+
+struct Tables {
+  std::array<const EffectFamily*, 6> families{};
+  std::array<const EffectOp*, kOpTableSize> ops{};
+  std::array<const EffectFamily*, kOpTableSize> owners{};
+};
+
+const Tables& tables() {
+  static const Tables t = [] {
+    Tables t;
+    t.families = {&stream_effects(), &hash_effects(), &set_effects(),
+                  &zset_effects(),   &inventory_effects(), &list_effects()};
+    for (const EffectFamily* f : t.families) {
+      HOTKV_ASSERT(f->last_code < kOpTableSize && f->first_code <= f->last_code);
+      for (size_t c = f->first_code; c <= f->last_code; ++c) {
+        HOTKV_ASSERT(t.owners[c] == nullptr);  // ranges never overlap
+        t.owners[c] = f;
+      }
+      for (const EffectOp& op : f->ops) {
+        HOTKV_ASSERT(op.code >= f->first_code && op.code <= f->last_code);
+        HOTKV_ASSERT(t.ops[op.code] == nullptr);
+        t.ops[op.code] = &op;
+      }
+    }
+    return t;
+  }();
+  return t;
+}
+
+}  // namespace
+
+std::span<const EffectFamily* const> effect_families() { return tables().families; }
+
+const EffectOp* find_effect_op(uint16_t code) {
+  return code < kOpTableSize ? tables().ops[code] : nullptr;
+}
+
+const EffectFamily* family_of_op(uint16_t code) {
+  return code < kOpTableSize ? tables().owners[code] : nullptr;
+}
+
+const EffectFamily* family_of_type(ValueType type) {
+  for (const EffectFamily* f : tables().families) {
+    if (f->type == type) {
+      return f;
+    }
+  }
+  return nullptr;
+}
 
 bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
                      const EncodingLimits& limits) {
-  if (e.op >= kSetOpFirst && e.op <= kSetOpLast) {
-    return apply_set_op(ks, e, now_ms, error, limits);
+  const EffectOp* op = find_effect_op(e.op);
+  if (op == nullptr) {
+    const EffectFamily* f = family_of_op(e.op);
+    error = "unknown " + std::string(f != nullptr ? f->name : "") + (f != nullptr ? " " : "") +
+            "op code " + std::to_string(e.op);
+    return false;
   }
-  if (e.op >= kHashOpFirst && e.op <= kHashOpLast) {
-    return apply_hash_op(ks, e, now_ms, error, limits);
-  }
-  if (e.op >= kZSetOpFirst && e.op <= kZSetOpLast) {
-    return apply_zset_op(ks, e, now_ms, error);
-  }
-  if (e.op >= kListOpFirst && e.op <= kListOpLast) {
-    return apply_list_op(ks, e, now_ms, error);
-  }
-  if (e.op >= kStreamOpFirst && e.op <= kStreamOpLast) {
-    return apply_stream_op(ks, e, now_ms, error, limits);
-  }
-  if (e.op >= kInventoryOpFirst && e.op <= kInventoryOpLast) {
-    return apply_inventory_op(ks, e, now_ms, error);
-  }
-  error = "unknown op code " + std::to_string(e.op);
-  return false;
+  return op->apply(ks, e, ReplayContext{now_ms, limits}, error);
 }
 
 void encode_value(RecordEncoder& enc, std::string_view key, const Value& v, std::string& scratch,
                   const std::function<void()>& checkpoint) {
-  switch (v.type()) {
-    case ValueType::kString:
-      if (v.is_int()) {
-        enc.add_put_int(key, v.int_value(), v.expire_at_ms());
-      } else {
-        enc.add_put_string(key, v.str(scratch), v.expire_at_ms());
-      }
-      return;
-    case ValueType::kStream:
-      encode_stream(enc, key, v, checkpoint);
-      break;
-    case ValueType::kInventory:
-      encode_inventory(enc, key, v, checkpoint);
-      break;
-    case ValueType::kSet:
-      encode_set(enc, key, v, checkpoint);
-      break;
-    case ValueType::kHash:
-      encode_hash(enc, key, v, checkpoint);
-      break;
-    case ValueType::kZSet:
-      encode_zset(enc, key, v, checkpoint);
-      break;
-    case ValueType::kList:
-      encode_list(enc, key, v, checkpoint);
-      break;
+  if (v.type() == ValueType::kString) {
+    if (v.is_int()) {
+      enc.add_put_int(key, v.int_value(), v.expire_at_ms());
+    } else {
+      enc.add_put_string(key, v.str(scratch), v.expire_at_ms());
+    }
+    return;
   }
+  const EffectFamily* f = family_of_type(v.type());
+  HOTKV_ASSERT(f != nullptr);
+  f->encode(enc, key, v, checkpoint);
   if (v.has_expiry()) {
     enc.add_expire(key, v.expire_at_ms());
   }

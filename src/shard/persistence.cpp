@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -253,6 +254,7 @@ std::string Persistence::load_and_open() {
       Record r;
       DecodeStatus st;
       while ((st = dec.next(r)) == DecodeStatus::kOk) {
+        load_stats_.last_seq = std::max(load_stats_.last_seq, r.seq);
         if (r.txn_id != 0) {
           ++parts_seen[r.txn_id];
           parts_needed[r.txn_id] = r.parts;
@@ -359,7 +361,8 @@ std::string Persistence::load_and_open() {
             }
             continue;
           }
-          size_t target = key_shard(e.key, n);
+          // The record names the key's slot (checked against the key when it was decoded).
+          size_t target = slot_shard(e.slot, n);
           batches[target].push_back(LoadOp{std::move(e), 0, 0});
           if (batches[target].size() >= kBatch) {
             send(target);
@@ -438,7 +441,11 @@ std::string Persistence::load_and_open() {
     Shard* sh = &engine_.shard(s);
     uint64_t size = static_cast<uint64_t>(st.st_size);
     int fd = fds[s];
-    asio::post(sh->io(), [sh, fd, size, policy, counters] {
+    // Every shard continues after the highest number replayed, whatever layout wrote it, so
+    // no shard's numbers ever go back (version 1 logs had none: numbering starts at 1).
+    uint64_t seq = load_stats_.last_seq;
+    asio::post(sh->io(), [sh, fd, size, policy, counters, seq] {
+      sh->log().set_last_seq(seq);
       sh->log().attach(fd, size, policy);
       counters->attached.fetch_add(1);
     });

@@ -39,18 +39,21 @@ namespace {
     std::string scratch;
     enc.open();
     bool ok = true;
+    // The snapshot holds everything up to the shard's last record: its records carry that
+    // number, and the shard's next record (in the fresh incremental file) continues after it.
+    const uint64_t seq = engine.shard(s).log().last_seq();
     // Records of about 1,000 effects keep both memory and a torn tail's cost small; a large
     // aggregate is cut into several records too.
     uint32_t db = 0;
     auto cut = [&] {
       if (enc.count() >= 1000) {
-        enc.close(0, 1);
+        enc.close(0, 1, seq);
         if (ok && buf.size() >= (1u << 20)) {
           ok = write_fully(fd, buf);
           buf.clear();
         }
         enc.open();
-        enc.select(db);  // a record starts in database 0
+        enc.select(db);  // a record opens in database 0
       }
     };
     Shard& shard = engine.shard(s);
@@ -69,7 +72,7 @@ namespace {
       });
     }
     if (enc.count() > 0) {
-      enc.close(0, 1);
+      enc.close(0, 1, seq);
     } else {
       enc.abandon();
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hotkv/shard/op_args.hpp"
+#include "hotkv/shard/effect_registry.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/stream.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -305,6 +306,37 @@ void encode_stream(RecordEncoder& enc, std::string_view key, const Value& v,
       encode_pel(out, name, c);
     }
   }
+}
+
+namespace {
+
+// The family's ops are not typed structs yet: each registry entry goes through apply_stream_op.
+bool apply_stream_entry(Keyspace& ks, const Effect& e, const ReplayContext& ctx,
+                        std::string& error) {
+  return apply_stream_op(ks, e, ctx.now_ms, error, ctx.limits);
+}
+
+}  // namespace
+
+const EffectFamily& stream_effects() {
+  static constexpr EffectOp kOps[] = {
+      {static_cast<uint16_t>(OpCode::kStreamCreate), "stream.create", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kStreamAdd), "stream.add", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kStreamDelete), "stream.delete", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kStreamTrimBefore), "stream.trim_before", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kStreamSetMeta), "stream.set_meta", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kGroupCreate), "stream.group_create", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kGroupSetId), "stream.group_set_id", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kGroupDestroy), "stream.group_destroy", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kConsumerTouch), "stream.consumer_touch", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kConsumerDelete), "stream.consumer_delete",
+       &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kPelSet), "stream.pending_set", &apply_stream_entry},
+      {static_cast<uint16_t>(OpCode::kPelAck), "stream.pending_ack", &apply_stream_entry},
+  };
+  static const EffectFamily kFamily{"stream", ValueType::kStream, kStreamOpFirst, kStreamOpLast,
+                                    kOps,     &encode_stream};
+  return kFamily;
 }
 
 }  // namespace hotkv

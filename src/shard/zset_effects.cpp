@@ -1,13 +1,16 @@
-// Sorted-set effects in the append-only log (op codes in op_effects.hpp): apply_zset_op replays
-// one, encode_zset writes the effects that rebuild a whole zset (the rewrite's snapshot, COPY
-// and RENAME). Effects carry final scores, never increments, so ZINCRBY and ZADD INCR replay
-// without recomputing anything, and removals name the members that went.
+// Sorted-set effects in the append-only log (op codes in op_effects.hpp): one typed struct per
+// op code, registered in zset_effects(); encode_zset writes the effects that rebuild a whole
+// zset (the rewrite's snapshot, COPY and RENAME). Effects carry final scores, never increments, so
+// ZINCRBY and ZADD INCR replay without recomputing anything, and removals name the members that
+// went.
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "hotkv/shard/op_args.hpp"
+#include "hotkv/shard/op_codec.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/zset.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -15,70 +18,81 @@
 namespace hotkv {
 namespace {
 
-// %.17g round-trips every double; glibc spells the infinities "inf"/"-inf" and keeps "-0",
-// all of which parse_double reads back.
-std::string_view score_text(double score, char (&buf)[32]) {
-  int n = std::snprintf(buf, sizeof(buf), "%.17g", score);
-  return {buf, static_cast<size_t>(n)};
-}
+// [score, member, ...]: set each member's final score (creating the sorted set if missing).
+struct ZSetAddOp {
+  static constexpr OpCode kCode = OpCode::kZSetAdd;
+  std::span<const ZSet::Node* const> nodes;  // encode: the members as they are
+  std::vector<std::pair<double, std::string_view>> decoded;
 
-bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
-  if (a.size() < 2 || a.size() % 2 != 0) {
-    return a.fail("score/member pairs expected");
-  }
-  // Everything is parsed before anything changes, so a malformed effect changes nothing.
-  std::vector<double> scores;
-  scores.reserve(a.size() / 2);
-  for (size_t i = 0; i < a.size(); i += 2) {
-    std::optional<double> s = parse_double(a.str(i));
-    if (!s) {
-      return a.fail("bad score '" + a.str(i) + "'");
+  void encode(OpWriter& w) const {
+    for (const ZSet::Node* n : nodes) {
+      w.score(n->score()).str(n->member());
     }
-    scores.push_back(*s);
   }
-  Value* v = ks.find(e.key, now_ms);
-  if (v == nullptr) {
-    v = &ks.put(e.key, Value::from_zset(std::make_unique<ZSet>()));
-  } else if (v->type() != ValueType::kZSet) {
+  static bool decode(OpReader& r, ZSetAddOp& out) {
+    if (r.remaining() < 2 || r.remaining() % 2 != 0) {
+      return r.fail("score/member pairs expected");
+    }
+    // Everything is parsed before anything changes, so a malformed effect changes nothing.
+    out.decoded.reserve(r.remaining() / 2);
+    while (!r.at_end()) {
+      double score = 0;
+      std::string_view member;
+      if (!r.score(score) || !r.str(member)) {
+        return false;
+      }
+      out.decoded.emplace_back(score, member);
+    }
     return true;
   }
-  for (size_t i = 0; i < a.size(); i += 2) {
-    v->zset()->set(a.str(i + 1), scores[i / 2]);
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    Value* v = ks.find(key, ctx.now_ms);
+    if (v == nullptr) {
+      v = &ks.put(key, Value::from_zset(std::make_unique<ZSet>()));
+    } else if (v->type() != ValueType::kZSet) {
+      return true;
+    }
+    for (const auto& [score, member] : decoded) {
+      v->zset()->set(member, score);
+    }
+    return true;
   }
-  return true;
-}
+};
 
-bool apply_rem(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a) {
-  if (!a.at_least(1)) {
-    return false;
+// [member, ...]: remove them (the key goes when the sorted set is emptied).
+struct ZSetRemOp {
+  static constexpr OpCode kCode = OpCode::kZSetRem;
+  std::span<const std::string_view> members;
+  std::vector<std::string_view> decoded;
+
+  void encode(OpWriter& w) const {
+    for (std::string_view m : members) {
+      w.str(m);
+    }
   }
-  Value* v = ks.find(e.key, now_ms);
-  if (v == nullptr || v->type() != ValueType::kZSet) {
+  static bool decode(OpReader& r, ZSetRemOp& out) {
+    if (!r.rest(out.decoded, 1)) {
+      return false;
+    }
+    out.members = out.decoded;
     return true;
   }
-  for (size_t i = 0; i < a.size(); ++i) {
-    v->zset()->erase(a.str(i));
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    Value* v = ks.find(key, ctx.now_ms);
+    if (v == nullptr || v->type() != ValueType::kZSet) {
+      return true;
+    }
+    for (std::string_view m : members) {
+      v->zset()->erase(m);
+    }
+    if (v->zset()->empty()) {
+      ks.erase(key);
+    }
+    return true;
   }
-  if (v->zset()->empty()) {
-    ks.erase(e.key);
-  }
-  return true;
-}
+};
 
 }  // namespace
-
-bool apply_zset_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error) {
-  OpArgReader a(e, error);
-  switch (static_cast<OpCode>(e.op)) {
-    case OpCode::kZSetAdd:
-      return apply_add(ks, e, now_ms, a);
-    case OpCode::kZSetRem:
-      return apply_rem(ks, e, now_ms, a);
-    default:
-      break;
-  }
-  return a.fail("unknown sorted set op code " + std::to_string(e.op));
-}
 
 void encode_zset(RecordEncoder& enc, std::string_view key, const Value& v,
                  const std::function<void()>& checkpoint) {
@@ -87,19 +101,29 @@ void encode_zset(RecordEncoder& enc, std::string_view key, const Value& v,
   constexpr size_t kMembersPerEffect = 128;
   constexpr size_t kEffectsPerCheckpoint = 8;
   const ZSet& z = *v.zset();
-  OpArgs args;
-  char buf[32];
+  const ZSet::Node* batch[kMembersPerEffect];
+  size_t count = 0;
   size_t effects = 0;
   for (const ZSet::Node* n = z.first(); n != nullptr; n = n->next()) {
-    args.add(score_text(n->score(), buf)).add(n->member());
-    if (args.size() >= 2 * kMembersPerEffect || n->next() == nullptr) {
-      enc.add_op(key, static_cast<uint16_t>(OpCode::kZSetAdd), args.views());
-      args.clear();
+    batch[count++] = n;
+    if (count >= kMembersPerEffect || n->next() == nullptr) {
+      encode_op(enc, key, ZSetAddOp{{batch, count}, {}});
+      count = 0;
       if (++effects % kEffectsPerCheckpoint == 0 && n->next() != nullptr) {
         checkpoint();
       }
     }
   }
+}
+
+const EffectFamily& zset_effects() {
+  static constexpr EffectOp kOps[] = {
+      typed_op<ZSetAddOp>("zset.add"),
+      typed_op<ZSetRemOp>("zset.rem"),
+  };
+  static const EffectFamily kFamily{"zset", ValueType::kZSet, kZSetOpFirst, kZSetOpLast, kOps,
+                                    &encode_zset};
+  return kFamily;
 }
 
 }  // namespace hotkv

@@ -1,13 +1,16 @@
 // hotkv-check-aof: verifies an append-only log directory without starting the server. It reads
 // the manifest, decodes every file, and reports records, effects, cross-shard operations that
 // are incomplete, torn tails and damage. With --fix it truncates a torn tail (or, after asking,
-// a damaged file at the damage) so the server can start again.
+// a damaged file at the damage) so the server can start again. For each file it also prints the
+// range of record sequence numbers (records of the format before them are counted apart) and
+// says if the numbers ever go back, which a healthy log never does.
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -16,8 +19,32 @@
 
 #include "hotkv/persist/manifest.hpp"
 #include "hotkv/persist/record.hpp"
+#include "hotkv/shard/effect_registry.hpp"
 
 namespace {
+
+// What -v prints for one effect: its kind (an op by its registered name), database, slot, key.
+void print_effect(const hotkv::Effect& e) {
+  static constexpr const char* kKinds[] = {"?",     "put",    "del",   "expire",
+                                           "flush", "op",     "select", "swapdb"};
+  std::string what = static_cast<size_t>(e.kind) < std::size(kKinds)
+                         ? kKinds[static_cast<size_t>(e.kind)]
+                         : "?";
+  if (e.kind == hotkv::EffectKind::kOp) {
+    const hotkv::EffectOp* op = hotkv::find_effect_op(e.op);
+    what = op != nullptr ? std::string(op->name) : "unknown op " + std::to_string(e.op);
+  }
+  // Keys may hold any byte: show at most 64, unprintable ones as '.'.
+  std::string key = e.key.substr(0, 64);
+  for (char& c : key) {
+    if (c < 0x20 || c > 0x7e) {
+      c = '.';
+    }
+  }
+  std::printf("  %s db=%u slot=%d key=%s%s\n", what.c_str(), e.db,
+              e.slot == hotkv::kNoSlot ? -1 : static_cast<int>(e.slot), key.c_str(),
+              e.key.size() > 64 ? "..." : "");
+}
 
 struct FileReport {
   std::string path;
@@ -25,6 +52,10 @@ struct FileReport {
   uint64_t valid = 0;
   uint64_t records = 0;
   uint64_t effects = 0;
+  uint64_t v1_records = 0;  // records of the format without sequence numbers
+  uint64_t first_seq = 0;
+  uint64_t last_seq = 0;
+  uint64_t seq_backwards = 0;  // records whose number is below the one before
   hotkv::DecodeStatus end = hotkv::DecodeStatus::kEnd;
   std::string error;
 };
@@ -42,7 +73,7 @@ int main(int argc, char** argv) {
   app.add_option("--manifest", manifest_name, "manifest file name inside dir");
   app.add_flag("--fix", fix, "truncate a torn tail; with --yes also truncate at damage");
   app.add_flag("-y,--yes", yes, "do not ask before truncating at damage");
-  app.add_flag("-v,--verbose", verbose, "print every record");
+  app.add_flag("-v,--verbose", verbose, "print every record and its effects");
   CLI11_PARSE(app, argc, argv);
 
   hotkv::Manifest manifest;
@@ -73,14 +104,28 @@ int main(int argc, char** argv) {
       while ((rep.end = dec.next(r)) == hotkv::DecodeStatus::kOk) {
         ++rep.records;
         rep.effects += r.effects.size();
+        if (r.version == hotkv::kRecordV1) {
+          ++rep.v1_records;
+        } else {
+          if (rep.first_seq == 0) {
+            rep.first_seq = r.seq;
+          } else if (r.seq < rep.last_seq) {
+            ++rep.seq_backwards;
+          }
+          rep.last_seq = r.seq;
+        }
         if (r.txn_id != 0) {
           auto& t = txns[r.txn_id];
           ++t.first;
           t.second = r.parts;
         }
         if (verbose) {
-          std::printf("%s @%zu txn=%llu parts=%u effects=%zu\n", name.c_str(), dec.offset(),
+          std::printf("%s @%zu v%u seq=%llu txn=%llu parts=%u effects=%zu\n", name.c_str(),
+                      dec.offset(), r.version, static_cast<unsigned long long>(r.seq),
                       static_cast<unsigned long long>(r.txn_id), r.parts, r.effects.size());
+          for (const auto& e : r.effects) {
+            print_effect(e);
+          }
         }
       }
       rep.valid = dec.offset();
@@ -104,6 +149,18 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(rep.size),
                 static_cast<unsigned long long>(rep.records),
                 static_cast<unsigned long long>(rep.effects), state);
+    if (rep.first_seq != 0) {
+      std::printf(", seq %llu..%llu", static_cast<unsigned long long>(rep.first_seq),
+                  static_cast<unsigned long long>(rep.last_seq));
+    }
+    if (rep.v1_records != 0) {
+      std::printf(", %llu version 1 records (no seq)",
+                  static_cast<unsigned long long>(rep.v1_records));
+    }
+    if (rep.seq_backwards != 0) {
+      std::printf(", WARNING: seq goes back %llu times",
+                  static_cast<unsigned long long>(rep.seq_backwards));
+    }
     if (rep.end != hotkv::DecodeStatus::kEnd) {
       std::printf(" at offset %llu (%s)", static_cast<unsigned long long>(rep.valid),
                   rep.error.c_str());

@@ -586,5 +586,108 @@ def kill9_during_rewrite_leaves_a_loadable_log(t, srv):
             s.stop()
 
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def info_field(client, name):
+    return client.info("persistence")[name]
+
+
+@case
+@hotkv_only("the log written by HotKV's format before sequence numbers")
+def log_of_the_format_before_sequence_numbers_loads_and_continues(t, srv):
+    """A log directory written by the record format before sequence numbers (two shards, every
+    value type, databases 1-4, a cross-shard MSET) loads unchanged, new records continue it with
+    numbers from 1, and the restart after that continues the numbers."""
+    import shutil
+    with DataDir() as d:
+        shutil.copytree(os.path.join(FIXTURES, "aof_v1", "appendonlydir"),
+                        os.path.join(d.path, "appendonlydir"))
+        check = os.path.join(os.path.dirname(t.binary), "hotkv-check-aof")
+        out = subprocess.run([check, os.path.join(d.path, "appendonlydir")],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "version 1 records (no seq)" in out.stdout and "AOF is valid" in out.stdout, out.stdout
+        s = t.server(extra_args=d.args("always")).start()
+        try:
+            c = s.client()
+            assert c.get("s1") == "again" and c.get("n1") == "42"
+            assert c.pttl("ttl1") > 0
+            assert c.hgetall("h1") == {"f1": "v1", "c": "5"}
+            assert c.smembers("set1") == {"a", "c", "1"}
+            assert c.zrange("z1", 0, -1, withscores=True) == [("c", float("-inf")), ("a", 2.5)]
+            assert c.lrange("l1", 0, -1) == ["A", "b", "c"]
+            assert c.xlen("st1") == 1
+            assert c.xinfo_groups("st1")[0]["last-delivered-id"] == "1-1"
+            assert c.get("{a}x") == "1" and c.get("{b}y") == "2"
+            inv = c.execute_command("INV.GET", "item1")
+            assert inv[:8] == ["total", 30, "available", 27, "held", 1, "sold", 2], inv
+            c.select(1)
+            assert c.get("dbkey") == "one" and c.hgetall("dbh") == {"f": "v"}
+            c.select(2)
+            assert c.dbsize() == 0
+            c.select(3)
+            assert c.dbsize() == 0
+            c.select(4)
+            assert c.get("k3") == "3"
+            assert int(info_field(c, "aof_loaded_last_seq")) == 0
+            assert int(info_field(c, "aof_last_seq")) == 0
+            c.select(0)
+            c.set("after", "upgrade")
+            c.hset("h1", "new", "field")
+            last = int(info_field(c, "aof_last_seq"))
+            assert last >= 1, last
+        finally:
+            s.stop()
+        out = subprocess.run([check, os.path.join(d.path, "appendonlydir")],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0 and "seq 1.." in out.stdout, out.stdout + out.stderr
+        s2 = t.server(extra_args=d.args("always")).start()
+        try:
+            c = s2.client()
+            assert c.get("after") == "upgrade" and c.hget("h1", "new") == "field"
+            assert c.get("n1") == "42"
+            assert int(info_field(c, "aof_loaded_last_seq")) == last
+            c.set("more", "1")
+            assert int(info_field(c, "aof_last_seq")) == last + 1
+        finally:
+            s2.stop()
+
+
+@case
+@hotkv_only("record sequence numbers are HotKV's")
+def sequence_numbers_continue_across_rewrite_and_restart(t, srv):
+    """Every record gets the next number of its shard; neither a rewrite's base nor a restart
+    moves a shard's numbers back, and hotkv-check-aof finds them in order."""
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("everysec")).start()
+        try:
+            c = s.client()
+            for i in range(50):
+                c.set("k:%d" % i, i)
+            first = int(info_field(c, "aof_last_seq"))
+            assert first >= 50 // max(1, t.threads), first
+            c.bgrewriteaof()
+            wait_rewrite_done(c)
+            c.set("after-rewrite", "x")
+            second = int(info_field(c, "aof_last_seq"))
+            assert second > first, (first, second)
+        finally:
+            s.stop()
+        s2 = t.server(extra_args=d.args("everysec")).start()
+        try:
+            c = s2.client()
+            assert c.dbsize() == 51
+            assert int(info_field(c, "aof_loaded_last_seq")) == second
+            c.set("after-restart", "y")
+            assert int(info_field(c, "aof_last_seq")) == second + 1
+        finally:
+            s2.stop()
+        check = os.path.join(os.path.dirname(t.binary), "hotkv-check-aof")
+        out = subprocess.run([check, os.path.join(d.path, "appendonlydir")],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0 and "WARNING" not in out.stdout, out.stdout + out.stderr
+
+
 if __name__ == "__main__":
     run_cases(__doc__.splitlines()[0], shared_server=False)

@@ -79,10 +79,10 @@ std::string encode_key(TestServer& s, const std::string& key, size_t* checkpoint
   size_t cuts = 0;
   encode_value(enc, key, *v, scratch, [&] {
     ++cuts;
-    enc.close(0, 1);
+    enc.close(0, 1, cuts);
     enc.open();
   });
-  enc.close(0, 1);
+  enc.close(0, 1, cuts + 1);
   if (checkpoints != nullptr) {
     *checkpoints = cuts;
   }

@@ -40,8 +40,14 @@ class ShardLog {
   bool record_open() const { return encoder_.is_open(); }
   // True if closed records wait in memory for write_pending (owner thread).
   bool has_unwritten() const { return !pending_.empty(); }
-  // Closes the current record (or drops it if it is empty).
+  // Closes the current record (or drops it if it is empty), numbering it last_seq() + 1.
   void end_record(uint64_t txn_id, uint32_t parts);
+  // The sequence number of the last record this log closed (0: none yet). Numbers increase by
+  // one per record and are never reused: start-up continues after the highest one replayed
+  // (set_last_seq, before the first record), and they go on across file switches. Any thread
+  // may read it; only the owner (or a coordinator while the shard is parked) sets it.
+  uint64_t last_seq() const { return last_seq_.load(std::memory_order_relaxed); }
+  void set_last_seq(uint64_t seq) { last_seq_.store(seq, std::memory_order_relaxed); }
 
   // True if records were appended that are not yet written (or, with always, not yet synced).
   bool needs_flush() const {
@@ -108,6 +114,7 @@ class ShardLog {
   std::atomic<uint64_t> file_size_{0};
   std::atomic<uint64_t> fsyncs_{0};
   std::atomic<uint64_t> records_{0};
+  std::atomic<uint64_t> last_seq_{0};
   std::atomic<int> last_errno_{0};
 };
 

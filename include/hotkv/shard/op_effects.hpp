@@ -1,8 +1,10 @@
 // Effects on aggregate values (streams, inventory items, hashes, sets, sorted sets, lists) as they
 // go to the append-only log: EffectKind::kOp records carrying an op code and concrete arguments
 // (ids, absolute times, counts), so replay applies exactly what happened and never re-runs a
-// command. Each family owns a range of op codes and one apply function; encode_value writes
-// any value as effects that recreate it (the rewrite's snapshot, COPY, RENAME).
+// command. Each family owns a range of op codes and describes its ops in the one registry
+// (effect_registry.hpp), through which replay and encode_value dispatch; encode_value writes
+// any value as effects that recreate it (the rewrite's snapshot, COPY, RENAME). Every family
+// but streams defines a typed struct per op (op_codec.hpp) in its family's file.
 //
 // Arguments are strings: ids as "ms-seq", integers in decimal. docs/aof-format.md lists them.
 #pragma once
@@ -19,7 +21,7 @@
 namespace hotkv {
 
 enum class OpCode : uint16_t {
-  // Streams (1..63), applied by apply_stream_op (stream_effects.cpp).
+  // Streams (1..15), applied by apply_stream_op (stream_effects.cpp).
   kStreamCreate = 1,      // []: an empty stream under key, if the key is missing
   kStreamAdd = 2,         // [id, field, value, ...]: append (creating the stream if missing)
   kStreamDelete = 3,      // [id, ...]: XDEL
@@ -33,21 +35,21 @@ enum class OpCode : uint16_t {
   kPelSet = 11,           // [group, consumer, delivery_ms, id, count, id, count, ...]
   kPelAck = 12,           // [group, id, ...]
 
-  // Hashes (16..31), applied by apply_hash_op (hash_effects.cpp).
+  // Hashes (16..31): typed structs in hash_effects.cpp.
   kHashSet = 16,      // [field, value, ...]: set each pair (creating the hash if missing)
   kHashDel = 17,      // [field, ...]: remove the fields; an emptied hash removes the key
   kHashConvert = 18,  // []: move to the hashtable encoding (a rebuilt hash keeps its encoding)
 
-  // Sets (32..47), applied by apply_set_op (set_effects.cpp).
+  // Sets (32..47): typed structs in set_effects.cpp.
   kSetAdd = 32,     // [member, ...]: add (creating the set if missing)
   kSetRem = 33,     // [member, ...]: remove; the key is deleted once the set is empty
   kSetCreate = 34,  // [encoding]: an empty set in "intset" or "hashtable" encoding, if missing
-  // Sorted sets (48..63), applied by apply_zset_op (zset_effects.cpp). Scores are written as
+  // Sorted sets (48..63): typed structs in zset_effects.cpp. Scores are written as
   // replies print them (%.17g, "inf", "-inf", "-0"), which round-trips every double exactly.
   kZSetAdd = 48,  // [score, member, ...]: set each member's final score (creating the zset)
   kZSetRem = 49,  // [member, ...]: remove them (the key goes when the zset is emptied)
 
-  // Inventory items (64..127), applied by apply_inventory_op (inventory_effects.cpp). Owners
+  // Inventory items (64..127): typed structs in inventory_effects.cpp. Owners
   // are "" when a hold has none; times are absolute unix ms; states are hold_state_name().
   kInvCreate = 64,       // [total, sold, sold_out 0|1, max_per_owner, max_hold_ms, events_key,
                          //  max_events (only when > 0)]
@@ -60,7 +62,7 @@ enum class OpCode : uint16_t {
   kInvOwnerBought = 70,  // [owner, units]: rebuilding an item with MAXPEROWNER (units its
                          //  committed holds took, records purged or not)
 
-  // Lists (128..143), applied by apply_list_op (list_effects.cpp). Indexes are normalised
+  // Lists (128..143): typed structs in list_effects.cpp. Indexes are normalised
   // (0-based from the head) when logged.
   kListPushFront = 128,  // [element, ...]: LPUSH order (creating the list if missing)
   kListPushBack = 129,   // [element, ...]: RPUSH order (creating the list if missing)
@@ -94,13 +96,9 @@ bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
                      const EncodingLimits& limits = EncodingLimits{});
 bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
                      const EncodingLimits& limits);
-bool apply_inventory_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
-bool apply_set_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
-                  const EncodingLimits& limits);
-bool apply_hash_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
-                   const EncodingLimits& limits);
-bool apply_zset_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
-bool apply_list_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error);
+
+// The families whose ops are not typed structs yet apply through one switch each (wrapped
+// into their registry entries).
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a

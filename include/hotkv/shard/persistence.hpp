@@ -27,6 +27,7 @@ struct LoadStats {
   uint64_t expired_on_load = 0;
   uint64_t truncated_bytes = 0;
   int64_t millis = 0;
+  uint64_t last_seq = 0;  // the highest record sequence number replayed (0: none, or version 1)
 };
 
 class Persistence {

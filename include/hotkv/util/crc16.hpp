@@ -12,4 +12,9 @@ namespace hotkv {
 // Pure function: any thread may call it.
 uint16_t crc16(std::string_view data);
 
+// Redis Cluster's hash slot of `key`, in [0, 16384): CRC16 of the key, or of its first non-empty
+// {hash tag}. Here (not in shard/) so the log's records can carry the slot of each key they
+// name; shard/slot.hpp's key_slot is the same function. Pure: any thread may call it.
+uint16_t key_hash_slot(std::string_view key);
+
 }  // namespace hotkv
