@@ -54,7 +54,8 @@ struct ListPushOp {
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     Value* v = ks.find(key, ctx.now_ms);
     if (v == nullptr) {
-      v = &ks.put(key, Value::from_list(std::make_unique<List>()));
+      v = &ks.put(key, Value::from_list(std::make_unique<List>(ctx.limits.list_fill,
+                                                                ctx.limits.list_compress_depth)));
     } else if (v->type() != ValueType::kList) {
       return true;
     }

@@ -18,6 +18,8 @@ EncodingLimits EncodingLimits::from(const Config& config) {
       static_cast<size_t>(config.stream_node_max_entries.load(std::memory_order_relaxed));
   l.stream_node_max_bytes =
       static_cast<size_t>(config.stream_node_max_bytes.load(std::memory_order_relaxed));
+  l.list_fill = static_cast<int>(config.list_max_listpack_size.load(std::memory_order_relaxed));
+  l.list_compress_depth = config.list_compress_depth.load(std::memory_order_relaxed);
   return l;
 }
 

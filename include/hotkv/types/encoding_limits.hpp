@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace hotkv {
 
@@ -23,6 +24,10 @@ struct EncodingLimits {
   // included) or bytes; 0 means no limit of that kind, as in Redis.
   size_t stream_node_max_entries = 100;
   size_t stream_node_max_bytes = 4096;
+  // A new list's node size (list-max-listpack-size) and compress depth (list-compress-depth):
+  // a list keeps those it was made with, also when the log's replay makes it.
+  int list_fill = -2;
+  int64_t list_compress_depth = 0;
 
   // The limits currently configured (relaxed reads of Config's atomics).
   static EncodingLimits from(const Config& config);

@@ -56,7 +56,8 @@ class Config {
   // List node size (list-max-listpack-size, alias list-max-ziplist-size): N > 0 entries per
   // node, -1..-5 for 4..64 KB per node. New lists take it; existing ones keep theirs.
   std::atomic<int64_t> list_max_listpack_size{-2};
-  // Accepted and reported; nodes are not compressed (docs/lists.md says why).
+  // Interior list nodes beyond this many from each end are LZF-compressed (0: none). New
+  // lists take it, replayed ones included; existing ones keep theirs (docs/lists.md).
   std::atomic<int64_t> list_compress_depth{0};
   // Databases (SELECT 0..databases-1), fixed at start-up. Every shard keeps one keyspace per
   // database, empty ones included (about 22 KB each: their timing wheels), hence the cap.

@@ -13,6 +13,7 @@
 #include "hotkv/shard/effect_registry.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/shard/shard.hpp"
+#include "hotkv/types/list.hpp"
 #include "hotkv/util/crc32c.hpp"
 #include "support/replay.hpp"
 #include "support/test_server.hpp"
@@ -235,4 +236,30 @@ TEST_CASE("a record corrupted behind a valid checksum is refused or replayed, ne
   }
   CHECK(refused > 0);
   CHECK(refused + replayed == 400);
+}
+
+TEST_CASE("a list made by replay takes the configured node size and compress depth",
+          "[persist][effects][list]") {
+  TestServer s;
+  hotkv::EncodingLimits limits;
+  limits.list_fill = 4;
+  limits.list_compress_depth = 1;
+  Effect e;
+  e.kind = EffectKind::kOp;
+  e.key = "q";
+  e.op = static_cast<uint16_t>(OpCode::kListPushBack);
+  for (int i = 0; i < 40; ++i) {
+    // Compressible elements: a compressed node must save bytes, as in Redis.
+    e.args.push_back("event:user:0000000" + std::to_string(i % 10) + ":checkout:ok");
+  }
+  std::string err;
+  hotkv::Keyspace& ks = s.engine().shard(0).keyspace(0);
+  REQUIRE(hotkv::apply_op_effect(ks, e, s.now(), err, limits));
+  hotkv::Value* v = ks.find("q", s.now());
+  REQUIRE(v != nullptr);
+  const hotkv::List& l = *v->list();
+  CHECK(l.size() == 40);
+  CHECK(l.compress_depth() == 1);
+  CHECK(l.node_count() == 10);              // 4 entries a node, not the default 8 KB
+  CHECK(l.compressed_node_count() == 8);    // every node but the two ends
 }
