@@ -17,14 +17,6 @@
 namespace hotkv::err {
 namespace {
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 // "ERR <a><b><c>...", for the texts made of fixed parts and arguments.
 template <typename... Parts>
 std::string text(Parts&&... parts) {
@@ -55,12 +47,12 @@ std::string subcommand_arity(std::string_view command, std::string_view sub) {
 }
 
 std::string unknown_subcommand(std::string_view command, std::string_view sub) {
-  return text("ERR unknown subcommand '", clip(sub), "'. Try ", upper(command), " HELP.");
+  return text("ERR unknown subcommand '", clip(sub), "'. Try ", ascii_upper(command), " HELP.");
 }
 
 std::string subcommand_syntax(std::string_view command, std::string_view sub) {
   return text("ERR unknown subcommand or wrong number of arguments for '", clip(sub), "'. Try ",
-              upper(command), " HELP.");
+              ascii_upper(command), " HELP.");
 }
 
 std::string invalid_expire(std::string_view command) {

@@ -1,6 +1,7 @@
 // Helpers shared by the stream family (see stream_helpers.hpp): lookups, id parsing, entry
 // replies, deferred-length replies and the container-command (XGROUP, XINFO) plumbing.
 #include "hotkv/commands/stream_helpers.hpp"
+#include "hotkv/util/strings.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -130,18 +131,6 @@ bool stream_has_tombstones_from(const Stream& s, StreamId start) {
   return s.length() > 0 && !s.max_deleted_id().is_zero() && start <= s.max_deleted_id();
 }
 
-namespace {
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
-}  // namespace
-
 void reply_subcommand_syntax_error(CommandContext& ctx) {
   ctx.error(err::subcommand_syntax(ctx.arg(0), ctx.arg(1)));
 }
@@ -167,7 +156,7 @@ std::optional<size_t> subcommand_or_reply(CommandContext& ctx,
 
 void reply_help(CommandContext& ctx, std::span<const char* const> lines) {
   ctx.reply.array(lines.size() + 3);
-  ctx.reply.simple(upper(ctx.arg(0)) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  ctx.reply.simple(ascii_upper(ctx.arg(0)) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   for (const char* line : lines) {
     ctx.reply.simple(line);
   }

@@ -13,4 +13,12 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
+std::string ascii_upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
 }  // namespace hotkv
