@@ -3,6 +3,8 @@
 // CPU; a mass expiry is worked off in bounded batches, yielding to clients between them.
 #include "hotkv/shard/shard.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 #include <asio/async_result.hpp>
 #include <asio/post.hpp>
@@ -30,8 +32,11 @@ void Shard::arm_expiry(int64_t deadline_ms) {
     return;
   }
   armed_at_ms_ = deadline_ms;
-  int64_t delay = deadline_ms - now_ms();
-  timer_.expires_after(std::chrono::milliseconds(delay < 0 ? 0 : delay));
+  // A deadline centuries away (a hold or TTL set far ahead) would overflow the timer's
+  // nanoseconds: wait at most a day; the wake-up finds nothing due and re-arms for the rest.
+  constexpr int64_t kMaxDelayMs = 24LL * 3600 * 1000;
+  int64_t delay = std::clamp<int64_t>(deadline_ms - now_ms(), 0, kMaxDelayMs);
+  timer_.expires_after(std::chrono::milliseconds(delay));
   timer_.async_wait([this](const std::error_code& ec) {
     if (ec) {
       return;  // cancelled by a re-arm or by stop()
