@@ -431,6 +431,15 @@ void cmd_config(CommandContext& ctx) {
 
 // -------------------------------------------------------------------------------- COMMAND
 
+// COMMAND LIST names a container's subcommands as Redis 7 does: "config", then "config|get"...
+void append_with_subcommands(const CommandSpec& c, std::vector<std::string>& names) {
+  std::string name = ascii_lower(c.name);
+  for (const std::string& sub : c.subcommands) {
+    names.push_back(name + "|" + sub);
+  }
+  names.push_back(std::move(name));
+}
+
 std::vector<std::string> acl_categories(const CommandSpec& c) {
   std::vector<std::string> out;
   if (c.group == "generic") {
@@ -550,7 +559,7 @@ void cmd_command(CommandContext& ctx) {
         for (const auto& c : table.all()) {
           auto cats = acl_categories(c);
           if (std::find(cats.begin(), cats.end(), cat) != cats.end()) {
-            names.push_back(ascii_lower(c.name));
+            append_with_subcommands(c, names);  // subcommands share their container's categories
           }
         }
         ctx.reply.array(names.size());
@@ -569,9 +578,12 @@ void cmd_command(CommandContext& ctx) {
       ctx.error(err::kSyntax);
       return;
     }
-    std::vector<std::string> names;
+    std::vector<std::string> all;
     for (const auto& c : table.all()) {
-      std::string n = ascii_lower(c.name);
+      append_with_subcommands(c, all);
+    }
+    std::vector<std::string> names;
+    for (std::string& n : all) {
       if (!filter || glob_match(pattern, n, true)) {
         names.push_back(std::move(n));
       }

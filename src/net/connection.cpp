@@ -578,7 +578,16 @@ asio::awaitable<bool> Connection::process_input() {
         co_await flush_window();
         size_t mark = out_.size();
         caller_ = take_tracking_caller(session_, *spec);
-        out_ += co_await exec_transaction();
+        const int64_t start = mono_us();
+        std::string result = co_await exec_transaction();
+        // EXEC is a call of its own in commandstats, failed when it aborts (its error reply was
+        // counted by code where it was written, so only the call's failure is added here).
+        count_command(*spec, args_, engine_, engine_.shard(shard_), mono_us() - start, {});
+        if (!result.empty() && result[0] == '-') {
+          KeyspaceStats::bump(
+              engine_.shard(shard_).command_stat(engine_.table().stat_slot(*spec, args_)).failed);
+        }
+        out_ += result;
         session_.tracking_caching = false;  // CLIENT CACHING lasted for the transaction
         in_.consume(consumed);
         if (suppress || was_skip) {

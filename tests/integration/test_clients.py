@@ -648,6 +648,12 @@ def command_introspection(t, srv):
         names = {e[0] for e in everything}
         for must in ("get", "set", "mset", "mget", "incr", "del", "scan", "hello", "info"):
             assert must in names, must
+        # COMMAND LIST names subcommands too, as Redis 7 does, and filters them by pattern.
+        listed = c.call("COMMAND", "LIST")
+        assert names <= set(listed) and "config|get" in listed and "client|kill" in listed
+        assert sorted(c.call("COMMAND", "LIST", "FILTERBY", "PATTERN", "config*")) == [
+            "config", "config|get", "config|help", "config|resetstat", "config|rewrite",
+            "config|set"]
 
 
 if __name__ == "__main__":

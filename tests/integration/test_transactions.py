@@ -76,6 +76,25 @@ def queueing_errors_abort_and_runtime_errors_do_not_roll_back(t, srv):
 
 
 @case
+def exec_is_a_call_in_commandstats(t, srv):
+    """EXEC counts as a call of its own, failed when it aborts, beside the commands it ran."""
+    with srv.raw() as c:
+        c.call("CONFIG", "RESETSTAT")
+        for _ in range(2):
+            assert c.call("MULTI") == "OK"
+            assert c.call("SET", "k", "1") == "QUEUED"
+            assert c.call("EXEC") == ["OK"]
+        assert c.call("MULTI") == "OK"
+        assert isinstance(c.call("NOSUCHCOMMAND"), RespError)
+        expect_error(c.call("EXEC"), "EXECABORT Transaction discarded because of previous errors.")
+        info = c.call("INFO", "commandstats")
+        line = next(x for x in info.splitlines() if x.startswith("cmdstat_exec:"))
+        assert "calls=3," in line and "failed_calls=1" in line, line
+        assert "cmdstat_set:calls=2," in info, info
+        assert "errorstat_EXECABORT:count=1" in c.call("INFO", "errorstats")
+
+
+@case
 def misplaced_transaction_commands_answer_like_redis(t, srv):
     """Nested MULTI, WATCH inside MULTI, DISCARD/EXEC without MULTI."""
     with srv.raw() as c:
