@@ -310,9 +310,11 @@ void cmd_function(CommandContext& ctx) {
       ctx.reply.simple(l);
     }
   } else {
-    // Redis checks FLUSH's arguments itself, so too many of them get the older wording.
-    ctx.error(sub == "flush" ? err::subcommand_syntax("FUNCTION", ctx.arg(1))
-                             : err::subcommand_arity("function", sub));
+    // Redis checks FLUSH's and RESTORE's upper bound itself, so too many arguments get the
+    // older wording there.
+    bool too_many = (sub == "flush" && ctx.argc() > 3) || (sub == "restore" && ctx.argc() > 4);
+    ctx.error(too_many ? err::subcommand_syntax("FUNCTION", ctx.arg(1))
+                       : err::subcommand_arity("function", sub));
   }
 }
 

@@ -78,6 +78,7 @@ ROWS = [
     ["FUNCTION", "STATS", "x"],
     ["FUNCTION", "KILL", "x"],
     ["FUNCTION", "RESTORE"],
+    ["FUNCTION", "restore", "x", "FLUSH", "y"],
     ["FUNCTION", "FLUSH", "SYNC", "x"],
     ["SCRIPT", "EXISTS"],
     ["SCRIPT", "LOAD"],
