@@ -200,6 +200,28 @@ bool needs_busy_shard(const CommandSpec& spec, std::span<const std::string_view>
   return false;
 }
 
+// A read-only replica takes writes only from its master's link; a master with
+// min-replicas-to-write takes them only while enough replicas acknowledge in time.
+bool write_allowed_by_replication(Engine& engine, const ClientSession& session,
+                                  ReplyWriter& reply) {
+  Replication& repl = engine.replication();
+  if (repl.is_replica()) {
+    if (!session.master_link && engine.config().replica_read_only.load(std::memory_order_relaxed)) {
+      reply.error(err::kReadOnlyReplica);
+      return false;
+    }
+    return true;
+  }
+  int64_t needed = engine.config().min_replicas_to_write.load(std::memory_order_relaxed);
+  int64_t max_lag = engine.config().min_replicas_max_lag.load(std::memory_order_relaxed);
+  if (needed > 0 && max_lag > 0 &&
+      repl.good_replicas(engine.now_ms(), max_lag) < static_cast<size_t>(needed)) {
+    reply.error(err::kNoReplicas);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
@@ -242,6 +264,9 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
   if ((spec->flags & kWrite) != 0) {
     if (int e = engine.persistence_errno()) {
       reply.error(err::misconf_aof(e));
+      return nullptr;
+    }
+    if (!write_allowed_by_replication(engine, session, reply)) {
       return nullptr;
     }
   }

@@ -73,6 +73,17 @@ std::string subscribed_context(std::string_view command) {
               "this context");
 }
 
+std::string config_rewrite_failed(const Status& st) {
+  if (st.code() == StatusCode::kRefused) {
+    return text("ERR ", st.message());
+  }
+  return text("ERR Rewriting config file: ", st.message());
+}
+
+std::string unrecognized_replconf(std::string_view option) {
+  return text("ERR Unrecognized REPLCONF option: ", option);
+}
+
 std::string hello_option(std::string_view option) {
   return text("ERR Syntax error in HELLO option '", option, "'");
 }

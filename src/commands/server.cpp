@@ -19,6 +19,7 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/replication.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/script_store.hpp"
@@ -201,8 +202,8 @@ void info_stats(CommandContext& ctx, std::string& out) {
       ss.connection_migrations.load());
 }
 
-void info_replication(CommandContext&, std::string& out) {
-  out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n\r\n";
+void info_replication(CommandContext& ctx, std::string& out) {
+  hotkv::info_replication(ctx.engine, out);
 }
 
 void info_cpu(CommandContext&, std::string& out) {
@@ -412,7 +413,11 @@ void cmd_config(CommandContext& ctx) {
     ss.connection_migrations.store(0);
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "REWRITE") && ctx.argc() == 2) {
-    ctx.error(err::kConfigRewriteUnsupported);
+    if (Status st = ctx.engine.config().rewrite_file(); !st.is_ok()) {
+      ctx.error(err::config_rewrite_failed(st));
+      return;
+    }
+    ctx.reply.ok();
   } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
     static const char* kHelp[] = {
         "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

@@ -112,6 +112,7 @@ const Table& command_table() {
     register_lists(t);
     register_bitmaps(t);
     register_hyperloglog(t);
+    register_replication(t);
     register_sort(t);
     register_dump(t);
     return t;

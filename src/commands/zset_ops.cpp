@@ -97,13 +97,6 @@ struct AlgebraOptions {
   int64_t limit = 0;  // ZINTERCARD: 0 means no limit
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 // Parses numkeys, looks up the inputs (WRONGTYPE before any option is read, as in Redis) and
 // parses the options. Returns false once it has replied with an error.

@@ -91,33 +91,7 @@ Result<std::optional<Manifest>> load_manifest(const std::string& path) {
 }
 
 Status store_manifest(const std::string& path, const Manifest& m) {
-  std::string tmp = path + ".tmp";
-  std::string text = render_manifest(m);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return Status::io_error("cannot create " + tmp + ": " + std::strerror(errno));
-  }
-  if (!write_fully(fd, text)) {
-    Status st = Status::io_error("cannot write " + tmp + ": " + std::strerror(errno));
-    ::close(fd);
-    return st;
-  }
-  if (::fsync(fd) != 0) {
-    Status st = Status::io_error("cannot fsync " + tmp + ": " + std::strerror(errno));
-    ::close(fd);
-    return st;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::io_error("cannot rename " + tmp + ": " + std::strerror(errno));
-  }
-  std::string dir = path.substr(0, path.find_last_of('/'));
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return {};
+  return write_file_atomically(path, render_manifest(m));
 }
 
 bool read_manifest(const std::string& path, Manifest& out, std::string& error) {

@@ -18,6 +18,7 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/numbers.hpp"
 #include "hotkv/util/log.hpp"
 
 namespace hotkv {
@@ -54,6 +55,14 @@ Server::Server(Config& config) : config_(config) {
   }
   persistence_ = std::make_unique<Persistence>(*engine_);
   engine_->set_persistence(persistence_.get());
+  // "replicaof host port" in the config file (written there by CONFIG REWRITE after a
+  // REPLICAOF, as redis-sentinel relies on): the server starts as that master's replica.
+  std::string replicaof = config_.get_string("replicaof");
+  if (size_t space = replicaof.find(' '); space != std::string::npos) {
+    if (auto port = parse_int64(std::string_view(replicaof).substr(space + 1))) {
+      engine_->replication().become_replica(replicaof.substr(0, space), *port);
+    }
+  }
 }
 
 Server::~Server() {

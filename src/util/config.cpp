@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 
 #include "hotkv/util/access_clock.hpp"
+#include "hotkv/util/file_io.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/notify.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -129,6 +131,55 @@ Config::Config() {
   add_int("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, false, true);
   add_int("stream-node-max-bytes", stream_node_max_bytes, 0, INT64_MAX, true, true);
   add_int("stream-node-max-entries", stream_node_max_entries, 0, INT64_MAX, false, true);
+  // Replication. The yes/no settings read on the data path are mirrored into atomics.
+  auto yes_no = [this](std::string name, std::string& v, std::atomic<bool>& mirror) {
+    add_enum(std::move(name), v, {"yes", "no"}, true, [&mirror](const std::string& nv) {
+      mirror.store(nv == "yes", std::memory_order_relaxed);
+      return Status();
+    });
+  };
+  for (const char* name : {"replica-read-only", "slave-read-only"}) {
+    yes_no(name, replica_read_only_, replica_read_only);
+  }
+  for (const char* name : {"replica-serve-stale-data", "slave-serve-stale-data"}) {
+    yes_no(name, replica_serve_stale_data_, replica_serve_stale_data);
+  }
+  for (const char* name : {"replica-priority", "slave-priority"}) {
+    add_int(name, replica_priority, 0, INT32_MAX, false, true);
+  }
+  for (const char* name : {"replica-announce-ip", "slave-announce-ip"}) {
+    add_string(name, replica_announce_ip_, true);
+  }
+  for (const char* name : {"replica-announce-port", "slave-announce-port"}) {
+    add_int(name, replica_announce_port, 0, 65535, false, true);
+  }
+  add_enum("replica-announced", replica_announced_, {"yes", "no"}, true);
+  for (const char* name : {"replica-lazy-flush", "slave-lazy-flush"}) {
+    add_enum(name, replica_lazy_flush_, {"yes", "no"}, true);
+  }
+  add_string("masterauth", masterauth_, true);
+  add_string("masteruser", masteruser_, true);
+  for (const char* name : {"replicaof", "slaveof"}) {
+    add_string(name, replicaof_, false);
+  }
+  add_int("repl-backlog-size", repl_backlog_size, 1, INT64_MAX, true, true);
+  add_int("repl-backlog-ttl", repl_backlog_ttl, 0, INT32_MAX, false, true);
+  add_int("repl-timeout", repl_timeout, 1, INT32_MAX, false, true);
+  for (const char* name : {"repl-ping-replica-period", "repl-ping-slave-period"}) {
+    add_int(name, repl_ping_replica_period, 1, INT32_MAX, false, true);
+  }
+  add_enum("repl-diskless-sync", repl_diskless_sync_, {"yes", "no"}, true);
+  add_int("repl-diskless-sync-delay", repl_diskless_sync_delay, 0, INT32_MAX, false, true);
+  add_int("repl-diskless-sync-max-replicas", repl_diskless_sync_max_replicas, 0, INT32_MAX,
+          false, true);
+  add_enum("repl-diskless-load", repl_diskless_load_, {"disabled", "on-empty-db", "swapdb"}, true);
+  add_enum("repl-disable-tcp-nodelay", repl_disable_tcp_nodelay_, {"yes", "no"}, true);
+  for (const char* name : {"min-replicas-to-write", "min-slaves-to-write"}) {
+    add_int(name, min_replicas_to_write, 0, INT32_MAX, false, true);
+  }
+  for (const char* name : {"min-replicas-max-lag", "min-slaves-max-lag"}) {
+    add_int(name, min_replicas_max_lag, 0, INT32_MAX, false, true);
+  }
   add_string("bind", bind_, false);
   add_string("requirepass", requirepass_, true);
   add_string("logfile", logfile_, false);
@@ -197,6 +248,10 @@ Config::Config() {
               return set_output_buffer_limits(v);
             },
             true});
+  // What CONFIG REWRITE leaves out of the file: settings still at these values.
+  for (const auto& [name, entry] : entries_) {
+    defaults_[name] = entry.get();
+  }
 }
 
 // "<class> <hard> <soft> <soft-seconds>" groups, as Redis takes them. Only the pubsub class
@@ -306,6 +361,10 @@ void Config::add_enum(std::string name, std::string& v, std::vector<std::string>
             [this, &v, allowed, before_change](std::string_view s) -> Status {
               std::string l = ascii_lower(s);
               if (std::find(allowed.begin(), allowed.end(), l) == allowed.end()) {
+                // Redis's booleans word their refusal differently from its enums.
+                if (allowed == std::vector<std::string>{"yes", "no"}) {
+                  return Status::invalid_argument("argument must be 'yes' or 'no'");
+                }
                 std::string list;
                 for (const auto& a : allowed) {
                   list += (list.empty() ? "" : ", ") + a;
@@ -422,15 +481,117 @@ Status Config::load_file(const std::string& path) {
     if (words.empty() || words[0][0] == '#') {
       continue;
     }
-    if (words.size() != 2) {
+    if (words.size() < 2) {
       return Status::invalid_argument(where + ": expected 'name value'");
     }
-    if (Status st = set(words[0], words[1], true); !st.is_ok()) {
+    // Settings of several words ("replicaof host port", "save 900 1") take them all, as one
+    // space-separated value.
+    std::string value = words[1];
+    for (size_t i = 2; i < words.size(); ++i) {
+      value += ' ';
+      value += words[i];
+    }
+    if (Status st = set(words[0], value, true); !st.is_ok()) {
       return st.with_context(where + ": '" + words[0] + "'");
     }
   }
   set_config_file(path);
   return {};
+}
+
+namespace {
+
+// The names Redis keeps for compatibility beside a newer one (slave-read-only beside
+// replica-read-only, hash-max-ziplist-entries beside hash-max-listpack-entries): CONFIG
+// REWRITE writes only the newer name.
+bool is_old_alias(const Config& c, const std::string& name) {
+  auto renamed = [&](std::string_view from, std::string_view to) {
+    size_t at = name.find(from);
+    if (at == std::string::npos) {
+      return false;
+    }
+    std::string modern = name;
+    modern.replace(at, from.size(), to);
+    return c.exists(modern);
+  };
+  return renamed("slave", "replica") || renamed("ziplist", "listpack") ||
+         name == "lua-time-limit";
+}
+
+// A value as a config file line needs it: plain words, or double-quoted when empty or when it
+// holds characters the reader would take for quoting.
+std::string config_file_value(const std::string& v) {
+  bool plain = !v.empty() && v.find_first_of("\"'\\#") == std::string::npos;
+  if (plain) {
+    return v;
+  }
+  std::string out = "\"";
+  for (char ch : v) {
+    if (ch == '"' || ch == '\\') {
+      out.push_back('\\');
+    }
+    out.push_back(ch);
+  }
+  out.push_back('"');
+  return out;
+}
+
+}  // namespace
+
+Status Config::rewrite_file() const {
+  std::string path = config_file();
+  if (path.empty()) {
+    return Status::refused("The server is running without a config file");
+  }
+  std::vector<std::string> out;
+  std::set<std::string, std::less<>> written;
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<std::string> words;
+      if (!split_config_line(line, words) || words.empty() || words[0][0] == '#') {
+        out.push_back(line);  // comments and blank lines stay where they are
+        continue;
+      }
+      std::string name = ascii_lower(words[0]);
+      auto it = entries_.find(name);
+      if (it == entries_.end()) {
+        out.push_back(line);
+        continue;
+      }
+      if (!written.insert(name).second) {
+        continue;  // a repeated setting: the first line carries the current value
+      }
+      std::string value = it->second.get();
+      if (value.empty() && (name == "replicaof" || name == "slaveof")) {
+        continue;  // a master's file names no master (Redis drops the line)
+      }
+      out.push_back(name + " " + config_file_value(value));
+    }
+  }
+  bool marked = false;
+  for (const auto& [name, entry] : entries_) {
+    if (written.count(name) > 0 || is_old_alias(*this, name)) {
+      continue;
+    }
+    std::string value = entry.get();
+    auto def = defaults_.find(name);
+    if (def != defaults_.end() && def->second == value) {
+      continue;
+    }
+    if (!marked) {
+      out.push_back("# Generated by CONFIG REWRITE");
+      marked = true;
+    }
+    out.push_back(name + " " + config_file_value(value));
+  }
+  std::string text;
+  for (const std::string& l : out) {
+    text += l;
+    text += '\n';
+  }
+  return write_file_atomically(path, text);
 }
 
 }  // namespace hotkv

@@ -31,6 +31,17 @@ struct MultiState {
   std::vector<QueuedCommand> queue;
 };
 
+// What a replica said about itself with REPLCONF during its handshake, and whether this
+// connection has become a replica's link (after SYNC/PSYNC).
+struct ReplicaHandshake {
+  int64_t listening_port = 0;
+  std::string announced_ip;
+  bool capa_eof = false;
+  bool capa_psync2 = false;
+  bool rdb_only = false;
+  bool attached = false;
+};
+
 struct ClientSession {
   std::shared_ptr<ClientInfo> info;
   // Pub/sub: this connection as the hub knows it, and what it is subscribed to.
@@ -56,6 +67,9 @@ struct ClientSession {
   // CLIENT CACHING YES (OPTIN) or NO (OPTOUT): applies to the next command (a whole MULTI
   // block), then clears. The rest of the tracking state is in info (shared with other threads).
   bool tracking_caching = false;
+  ReplicaHandshake replica;
+  // This connection is a replica's link to its master: its writes pass a read-only replica.
+  bool master_link = false;
 };
 
 }  // namespace hotkv

@@ -37,8 +37,6 @@ inline constexpr const char* kLoading = "LOADING HotKV is loading the dataset in
 inline constexpr const char* kAppendOnlyDisabled =
     "ERR Append only file is disabled (appendonly no)";
 inline constexpr const char* kBackgroundSaveRunning = "ERR Background save already in progress";
-inline constexpr const char* kConfigRewriteUnsupported =
-    "ERR CONFIG REWRITE is not supported; edit the config file";
 inline constexpr const char* kInvalidCommand = "ERR Invalid command specified";
 inline constexpr const char* kInvalidCommandArgs =
     "ERR Invalid number of arguments specified for command";
@@ -66,6 +64,11 @@ inline constexpr const char* kHelloNoAuth =
     "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
     "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
     "RESP protocol version at the same time";
+inline constexpr const char* kReplicaofFromReplica =
+    "ERR Command is not valid when client is a replica.";
+inline constexpr const char* kInvalidMasterPort = "ERR Invalid master port";
+inline constexpr const char* kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+inline constexpr const char* kReadOnlyReplica = "READONLY You can't write against a read only replica.";
 
 // Texts that name an argument or a command.
 // "MISCONF Errors writing to the AOF file: <strerror>": writes are refused while the log is
@@ -82,5 +85,8 @@ std::string config_set_unknown(std::string_view name);
 // CONFIG SET refused by Config::set; the reason is the Status's message.
 std::string config_set_failed(std::string_view name, const Status& st);
 std::string latency_no_samples(std::string_view event);
+std::string unrecognized_replconf(std::string_view option);
+// CONFIG REWRITE: "ERR The server is running without a config file", or the I/O failure.
+std::string config_rewrite_failed(const Status& st);
 
 }  // namespace hotkv::err

@@ -32,6 +32,7 @@
 #include "hotkv/shard/client_registry.hpp"
 #include "hotkv/shard/error_stats.hpp"
 #include "hotkv/shard/pubsub.hpp"
+#include "hotkv/shard/replication.hpp"
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/shard/tracking.hpp"
 #include "hotkv/util/clock.hpp"
@@ -97,6 +98,8 @@ class Engine {
   LatencyMonitor& latency() { return latency_; }
   // INFO errorstats (any thread).
   ErrorStats& errors() { return errors_; }
+  // Role, replication ids and offset, backlog and attached replicas (any thread).
+  Replication& replication() { return replication_; }
   // Client-side caching (CLIENT TRACKING): told of every key change by notify_keyspace_event.
   Tracking& tracking() { return *tracking_; }
   // Lua scripts known to the server, and each shard's interpreter.
@@ -273,6 +276,7 @@ class Engine {
   PubSubHub pubsub_;
   LatencyMonitor latency_;
   ErrorStats errors_;
+  Replication replication_;
   std::unique_ptr<Tracking> tracking_;
   std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;

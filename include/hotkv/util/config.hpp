@@ -59,6 +59,22 @@ class Config {
   // Interior list nodes beyond this many from each end are LZF-compressed (0: none). New
   // lists take it, replayed ones included; existing ones keep theirs (docs/lists.md).
   std::atomic<int64_t> list_compress_depth{0};
+  // Replication (docs/replication.md): Redis's names, defaults and ranges. replica-* names
+  // also answer to their older slave-* spelling.
+  std::atomic<bool> replica_read_only{true};
+  std::atomic<bool> replica_serve_stale_data{true};
+  std::atomic<int64_t> replica_priority{100};
+  std::atomic<int64_t> replica_announce_port{0};
+  std::atomic<int64_t> repl_backlog_size{1024 * 1024};
+  std::atomic<int64_t> repl_backlog_ttl{3600};
+  std::atomic<int64_t> repl_timeout{60};
+  std::atomic<int64_t> repl_ping_replica_period{10};
+  std::atomic<int64_t> repl_diskless_sync_delay{5};
+  std::atomic<int64_t> repl_diskless_sync_max_replicas{0};
+  // A master with fewer than min-replicas-to-write replicas acknowledging within
+  // min-replicas-max-lag seconds refuses writes (-NOREPLICAS); 0 turns it off.
+  std::atomic<int64_t> min_replicas_to_write{0};
+  std::atomic<int64_t> min_replicas_max_lag{10};
   // Databases (SELECT 0..databases-1), fixed at start-up. Every shard keeps one keyspace per
   // database, empty ones included (about 22 KB each: their timing wheels), hence the cap.
   std::atomic<int64_t> databases{16};
@@ -88,6 +104,11 @@ class Config {
   // Any setting's current value as text (empty if unknown).
   std::string get_string(std::string_view name) const;
   void set_config_file(std::string path);
+  // CONFIG REWRITE: the config file gets every setting's current value. Its comments, order
+  // and unknown lines stay; a setting it names is updated in place (a repeated one keeps its
+  // first line), and settings that differ from their defaults are appended. Written to a
+  // temporary file, synced and renamed over the old one.
+  Status rewrite_file() const;
 
   // Sets a value by its Redis name. `at_startup` allows immutable settings (from flags and the
   // config file). Fails with kNotFound (no such setting), kRefused (immutable at runtime, or
@@ -127,7 +148,19 @@ class Config {
                 bool mutable_at_runtime, ChangeHook before_change = {});
 
   std::map<std::string, Entry, std::less<>> entries_;
+  std::map<std::string, std::string, std::less<>> defaults_;
   mutable std::mutex strings_mutex_;
+  std::string replica_read_only_ = "yes";
+  std::string replica_serve_stale_data_ = "yes";
+  std::string replica_announce_ip_;
+  std::string replica_announced_ = "yes";
+  std::string replica_lazy_flush_ = "no";
+  std::string masterauth_;
+  std::string masteruser_;
+  std::string replicaof_;  // "host port", read from the config file at start-up only
+  std::string repl_diskless_sync_ = "yes";
+  std::string repl_diskless_load_ = "disabled";
+  std::string repl_disable_tcp_nodelay_ = "no";
   std::string bind_ = "127.0.0.1";
   std::string requirepass_;
   std::string loglevel_ = "notice";

@@ -3,7 +3,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+
+#include "hotkv/util/status.hpp"
 
 namespace hotkv {
 
@@ -19,5 +22,9 @@ inline bool write_fully(int fd, std::string_view data) {
 
 // The same at a given file offset (pwrite), for a file written in place.
 bool pwrite_fully(int fd, std::string_view data, uint64_t offset, size_t& done);
+
+// Replaces the file at `path` with `data` so that a crash leaves either the old or the new
+// file whole: written to path + ".tmp", fsynced, renamed over, and the directory fsynced.
+Status write_file_atomically(const std::string& path, std::string_view data);
 
 }  // namespace hotkv

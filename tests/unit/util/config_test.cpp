@@ -19,7 +19,7 @@ TEST_CASE("appendonly changes freely before the server installs its hook", "[con
   REQUIRE(c.get_string("appendonly") == "yes");
   hotkv::Status bad = c.set("appendonly", "maybe", false);
   REQUIRE(bad.code() == hotkv::StatusCode::kInvalidArgument);
-  REQUIRE(bad.message() == "argument(s) must be one of the following: yes, no");
+  REQUIRE(bad.message() == "argument must be 'yes' or 'no'");  // Redis's wording for booleans
   REQUIRE(c.get_string("appendonly") == "yes");
 }
 
