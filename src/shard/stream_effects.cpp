@@ -1,144 +1,41 @@
-// Stream effects in the append-only log (op codes in op_effects.hpp): apply_stream_op replays
-// one, encode_stream writes the effects that rebuild a whole stream (the rewrite's snapshot,
-// COPY and RENAME). Replay applies recorded results only (ids, absolute times, counts), so a
-// replayed stream reports the same XINFO STREAM FULL as the one that was logged.
+// Stream effects in the append-only log (op codes in op_effects.hpp): one typed struct per op
+// code, registered in stream_effects(); encode_stream writes the effects that rebuild a whole
+// stream (the rewrite's snapshot, COPY and RENAME). Replay applies recorded results only (ids,
+// absolute times, counts), so a replayed stream reports the same XINFO STREAM FULL as the one
+// that was logged. Every op decodes all its fields before it touches the keyspace, so a
+// malformed effect changes nothing.
+#include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "hotkv/shard/op_args.hpp"
 #include "hotkv/shard/effect_registry.hpp"
+#include "hotkv/shard/op_codec.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/stream.hpp"
-#include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
 namespace {
 
 // The stream under key, or nullptr if the key is missing or holds another type.
-Stream* existing_stream(Keyspace& ks, const Effect& e, int64_t now_ms) {
-  Value* v = ks.find(e.key, now_ms);
+Stream* existing_stream(Keyspace& ks, std::string_view key, int64_t now_ms) {
+  Value* v = ks.find(key, now_ms);
   return v != nullptr && v->type() == ValueType::kStream ? v->stream() : nullptr;
 }
 
-Stream* stream_or_create(Keyspace& ks, const Effect& e, int64_t now_ms) {
-  Value* v = ks.find(e.key, now_ms);
-  if (v == nullptr) {
-    return ks.put(e.key, Value::from_stream(std::make_unique<Stream>())).stream();
-  }
-  return v->type() == ValueType::kStream ? v->stream() : nullptr;
+// The group `name` of the stream under key, or nullptr.
+ConsumerGroup* existing_group(Keyspace& ks, std::string_view key, int64_t now_ms,
+                              std::string_view name) {
+  Stream* s = existing_stream(ks, key, now_ms);
+  return s != nullptr ? s->find_group(name) : nullptr;
 }
 
-// Replay splits nodes by the limits configured at start-up, as Redis's reload does.
-bool apply_add(Keyspace& ks, const Effect& e, int64_t now_ms, OpArgReader& a,
-               const EncodingLimits& limits) {
-  StreamId id;
-  if (a.size() < 3 || a.size() % 2 == 0) {
-    return a.fail("an id and field/value pairs expected");
-  }
-  if (!a.id(0, id)) {
-    return false;
-  }
-  Stream* s = stream_or_create(ks, e, now_ms);
-  if (s == nullptr) {
-    return true;
-  }
-  if (id <= s->last_id()) {
-    return a.fail("id " + a.str(0) + " is not above the stream's last id");
-  }
-  std::vector<std::string_view> fields(e.args.begin() + 1, e.args.end());
-  s->append(id, fields, limits);
-  return true;
-}
-
-bool apply_set_meta(Stream* s, OpArgReader& a) {
-  StreamId last;
-  int64_t added = 0;
-  StreamId max_deleted;
-  if (!a.exactly(3) || !a.id(0, last) || !a.integer(1, added) || !a.id(2, max_deleted)) {
-    return false;
-  }
-  if (added < 0) {
-    return a.fail("negative entries_added");
-  }
-  if (s != nullptr) {
-    s->set_last_id(last);
-    s->set_entries_added(static_cast<uint64_t>(added));
-    s->set_max_deleted_id(max_deleted);
-  }
-  return true;
-}
-
-// kGroupCreate and kGroupSetId: [group, last_delivered_id, entries_read].
-bool apply_group_id(Stream* s, OpArgReader& a, bool create) {
-  StreamId id;
-  int64_t entries_read = 0;
-  if (!a.exactly(3) || !a.id(1, id) || !a.integer(2, entries_read)) {
-    return false;
-  }
-  if (s == nullptr) {
-    return true;
-  }
-  ConsumerGroup* g = s->find_group(a.str(0));
-  if (g == nullptr && create) {
-    s->create_group(a.str(0), id, entries_read);
-  } else if (g != nullptr) {
-    g->last_delivered_id = id;
-    g->entries_read = entries_read;
-  }
-  return true;
-}
-
-bool apply_consumer_touch(Stream* s, OpArgReader& a) {
-  int64_t seen = 0;
-  int64_t active = 0;
-  if (!a.exactly(4) || !a.integer(2, seen) || !a.integer(3, active)) {
-    return false;
-  }
-  ConsumerGroup* g = s == nullptr ? nullptr : s->find_group(a.str(0));
-  if (g != nullptr) {
-    Consumer& c = g->get_or_create_consumer(a.str(1), seen);
-    c.seen_time_ms = seen;
-    c.active_time_ms = active;
-  }
-  return true;
-}
-
-bool apply_pel_set(Stream* s, OpArgReader& a) {
-  int64_t time = 0;
-  if (a.size() < 3 || (a.size() - 3) % 2 != 0) {
-    return a.fail("group, consumer, time and id/count pairs expected");
-  }
-  if (!a.integer(2, time)) {
-    return false;
-  }
-  // Everything is parsed before anything changes, so a malformed effect changes nothing.
-  std::vector<std::pair<StreamId, uint64_t>> entries;
-  for (size_t i = 3; i < a.size(); i += 2) {
+// Ids up to the end of the effect (kStreamDelete, kPelAck); none is allowed.
+bool read_ids(OpReader& r, std::vector<StreamId>& out) {
+  while (!r.at_end()) {
     StreamId id;
-    int64_t count = 0;
-    if (!a.id(i, id) || !a.integer(i + 1, count)) {
-      return false;
-    }
-    if (count < 0) {
-      return a.fail("negative delivery count");
-    }
-    entries.emplace_back(id, static_cast<uint64_t>(count));
-  }
-  ConsumerGroup* g = s == nullptr ? nullptr : s->find_group(a.str(0));
-  if (g != nullptr) {
-    Consumer& c = g->get_or_create_consumer(a.str(1), time);
-    for (const auto& [id, count] : entries) {
-      g->set_pending(id, c, time, count);
-    }
-  }
-  return true;
-}
-
-// kStreamDelete [id...] and kPelAck [group, id...]: ids from `first` on.
-bool parse_ids(OpArgReader& a, size_t first, std::vector<StreamId>& out) {
-  for (size_t i = first; i < a.size(); ++i) {
-    StreamId id;
-    if (!a.id(i, id)) {
+    if (!r.id(id)) {
       return false;
     }
     out.push_back(id);
@@ -146,87 +43,304 @@ bool parse_ids(OpArgReader& a, size_t first, std::vector<StreamId>& out) {
   return true;
 }
 
-}  // namespace
+// []: an empty stream under key, if the key is missing (XGROUP CREATE ... MKSTREAM, and the
+// first effect of a rebuilt stream).
+struct StreamCreateOp {
+  static constexpr OpCode kCode = OpCode::kStreamCreate;
 
-bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
-                     const EncodingLimits& limits) {
-  OpArgReader a(e, error);
-  auto op = static_cast<OpCode>(e.op);
-  if (op == OpCode::kStreamCreate) {
-    stream_or_create(ks, e, now_ms);
+  void encode(OpWriter&) const {}
+  static bool decode(OpReader&, StreamCreateOp&) { return true; }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (ks.find(key, ctx.now_ms) == nullptr) {
+      ks.put(key, Value::from_stream(std::make_unique<Stream>()));
+    }
     return true;
   }
-  if (op == OpCode::kStreamAdd) {
-    return apply_add(ks, e, now_ms, a, limits);
-  }
-  Stream* s = existing_stream(ks, e, now_ms);
-  std::vector<StreamId> ids;
-  switch (op) {
-    case OpCode::kStreamDelete:
-      if (!parse_ids(a, 0, ids)) {
-        return false;
-      }
-      for (StreamId id : ids) {
-        if (s != nullptr) {
-          s->erase(id);
-        }
-      }
-      return true;
-    case OpCode::kStreamTrimBefore: {
-      StreamId id;
-      if (!a.exactly(1) || !a.id(0, id)) {
-        return false;
-      }
-      if (s != nullptr) {
-        s->trim_minid(id, false, 0);
-      }
-      return true;
-    }
-    case OpCode::kStreamSetMeta:
-      return apply_set_meta(s, a);
-    case OpCode::kGroupCreate:
-      return apply_group_id(s, a, true);
-    case OpCode::kGroupSetId:
-      return apply_group_id(s, a, false);
-    case OpCode::kGroupDestroy:
-      if (!a.exactly(1)) {
-        return false;
-      }
-      if (s != nullptr) {
-        s->destroy_group(a.str(0));
-      }
-      return true;
-    case OpCode::kConsumerTouch:
-      return apply_consumer_touch(s, a);
-    case OpCode::kConsumerDelete:
-      if (!a.exactly(2)) {
-        return false;
-      }
-      if (ConsumerGroup* g = s == nullptr ? nullptr : s->find_group(a.str(0))) {
-        g->delete_consumer(a.str(1));
-      }
-      return true;
-    case OpCode::kPelSet:
-      return apply_pel_set(s, a);
-    case OpCode::kPelAck: {
-      if (!a.at_least(1) || !parse_ids(a, 1, ids)) {
-        return false;
-      }
-      if (ConsumerGroup* g = s == nullptr ? nullptr : s->find_group(a.str(0))) {
-        for (StreamId id : ids) {
-          g->ack(id);
-        }
-      }
-      return true;
-    }
-    default:
-      break;
-  }
-  error = "unknown stream op code " + std::to_string(e.op);
-  return false;
-}
+};
 
-namespace {
+// [id, field, value, ...]: append, creating the stream if missing. Replay splits nodes by the
+// limits configured at start-up, as Redis's reload does.
+struct StreamAddOp {
+  static constexpr OpCode kCode = OpCode::kStreamAdd;
+  StreamId id;
+  std::span<const std::string_view> fields;  // field, value, field, value...
+  std::vector<std::string_view> decoded;     // what `fields` views after decode
+
+  void encode(OpWriter& w) const {
+    w.id(id);
+    for (std::string_view f : fields) {
+      w.str(f);
+    }
+  }
+  static bool decode(OpReader& r, StreamAddOp& out) {
+    if (r.remaining() < 3 || r.remaining() % 2 == 0) {
+      return r.fail("an id and field/value pairs expected");
+    }
+    if (!r.id(out.id) || !r.rest(out.decoded, 2)) {
+      return false;
+    }
+    out.fields = out.decoded;
+    return true;
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx,
+             std::string& error) const {
+    Value* v = ks.find(key, ctx.now_ms);
+    if (v != nullptr && v->type() != ValueType::kStream) {
+      return true;
+    }
+    // Checked before a missing stream is created, so a refused add leaves no empty stream.
+    if (id <= (v != nullptr ? v->stream()->last_id() : StreamId::min())) {
+      error = "id " + id.to_string() + " is not above the stream's last id";
+      return false;
+    }
+    if (v == nullptr) {
+      v = &ks.put(key, Value::from_stream(std::make_unique<Stream>()));
+    }
+    v->stream()->append(id, fields, ctx.limits);
+    return true;
+  }
+};
+
+// [id, ...]: XDEL.
+struct StreamDeleteOp {
+  static constexpr OpCode kCode = OpCode::kStreamDelete;
+  std::span<const StreamId> ids;
+  std::vector<StreamId> decoded;
+
+  void encode(OpWriter& w) const {
+    for (StreamId id : ids) {
+      w.id(id);
+    }
+  }
+  static bool decode(OpReader& r, StreamDeleteOp& out) {
+    if (!read_ids(r, out.decoded)) {
+      return false;
+    }
+    out.ids = out.decoded;
+    return true;
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
+      for (StreamId id : ids) {
+        s->erase(id);
+      }
+    }
+    return true;
+  }
+};
+
+// [id]: remove every entry with a smaller id (the effect of any XTRIM or XADD trim).
+struct StreamTrimBeforeOp {
+  static constexpr OpCode kCode = OpCode::kStreamTrimBefore;
+  StreamId id;
+
+  void encode(OpWriter& w) const { w.id(id); }
+  static bool decode(OpReader& r, StreamTrimBeforeOp& out) { return r.id(out.id); }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
+      s->trim_minid(id, false, 0);
+    }
+    return true;
+  }
+};
+
+// [last_id, entries_added, max_deleted_id]: the counters entries alone do not give (XSETID,
+// deletions, trimmed history).
+struct StreamSetMetaOp {
+  static constexpr OpCode kCode = OpCode::kStreamSetMeta;
+  StreamId last_id;
+  uint64_t entries_added = 0;
+  StreamId max_deleted_id;
+
+  void encode(OpWriter& w) const {
+    w.id(last_id).integer(static_cast<int64_t>(entries_added)).id(max_deleted_id);
+  }
+  static bool decode(OpReader& r, StreamSetMetaOp& out) {
+    int64_t added = 0;
+    if (!r.id(out.last_id) || !r.integer(added) || !r.id(out.max_deleted_id)) {
+      return false;
+    }
+    if (added < 0) {
+      return r.fail("negative entries_added");
+    }
+    out.entries_added = static_cast<uint64_t>(added);
+    return true;
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
+      s->set_last_id(last_id);
+      s->set_entries_added(entries_added);
+      s->set_max_deleted_id(max_deleted_id);
+    }
+    return true;
+  }
+};
+
+// kGroupCreate / kGroupSetId [group, last_delivered_id, entries_read]. Create makes the group
+// if missing; both set an existing group's position.
+template <OpCode Code>
+struct GroupPositionOp {
+  static constexpr OpCode kCode = Code;
+  std::string_view group;
+  StreamId last_delivered_id;
+  int64_t entries_read = 0;
+
+  void encode(OpWriter& w) const { w.str(group).id(last_delivered_id).integer(entries_read); }
+  static bool decode(OpReader& r, GroupPositionOp& out) {
+    return r.str(out.group) && r.id(out.last_delivered_id) && r.integer(out.entries_read);
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    Stream* s = existing_stream(ks, key, ctx.now_ms);
+    if (s == nullptr) {
+      return true;
+    }
+    if (ConsumerGroup* g = s->find_group(group)) {
+      g->last_delivered_id = last_delivered_id;
+      g->entries_read = entries_read;
+    } else if (Code == OpCode::kGroupCreate) {
+      s->create_group(group, last_delivered_id, entries_read);
+    }
+    return true;
+  }
+};
+
+// [group]: XGROUP DESTROY.
+struct GroupDestroyOp {
+  static constexpr OpCode kCode = OpCode::kGroupDestroy;
+  std::string_view group;
+
+  void encode(OpWriter& w) const { w.str(group); }
+  static bool decode(OpReader& r, GroupDestroyOp& out) { return r.str(out.group); }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
+      s->destroy_group(group);
+    }
+    return true;
+  }
+};
+
+// [group, consumer, seen_ms, active_ms]: creates the consumer if missing and sets its times
+// (XGROUP CREATECONSUMER, and every read or claim attempt).
+struct ConsumerTouchOp {
+  static constexpr OpCode kCode = OpCode::kConsumerTouch;
+  std::string_view group;
+  std::string_view consumer;
+  int64_t seen_ms = 0;
+  int64_t active_ms = -1;
+
+  void encode(OpWriter& w) const {
+    w.str(group).str(consumer).integer(seen_ms).integer(active_ms);
+  }
+  static bool decode(OpReader& r, ConsumerTouchOp& out) {
+    return r.str(out.group) && r.str(out.consumer) && r.integer(out.seen_ms) &&
+           r.integer(out.active_ms);
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {
+      Consumer& c = g->get_or_create_consumer(consumer, seen_ms);
+      c.seen_time_ms = seen_ms;
+      c.active_time_ms = active_ms;
+    }
+    return true;
+  }
+};
+
+// [group, consumer]: XGROUP DELCONSUMER (its pending entries go with it).
+struct ConsumerDeleteOp {
+  static constexpr OpCode kCode = OpCode::kConsumerDelete;
+  std::string_view group;
+  std::string_view consumer;
+
+  void encode(OpWriter& w) const { w.str(group).str(consumer); }
+  static bool decode(OpReader& r, ConsumerDeleteOp& out) {
+    return r.str(out.group) && r.str(out.consumer);
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {
+      g->delete_consumer(consumer);
+    }
+    return true;
+  }
+};
+
+// [group, consumer, delivery_ms, id, count, id, count, ...]: the ids become pending with the
+// consumer (created if missing) at that delivery time, each with its delivery count.
+struct PelSetOp {
+  static constexpr OpCode kCode = OpCode::kPelSet;
+  using Entry = std::pair<StreamId, uint64_t>;  // id, delivery count
+  std::string_view group;
+  std::string_view consumer;
+  int64_t delivery_ms = 0;
+  std::span<const Entry> entries;
+  std::vector<Entry> decoded;
+
+  void encode(OpWriter& w) const {
+    w.str(group).str(consumer).integer(delivery_ms);
+    for (const auto& [id, count] : entries) {
+      w.id(id).integer(static_cast<int64_t>(count));
+    }
+  }
+  static bool decode(OpReader& r, PelSetOp& out) {
+    if (r.remaining() < 3 || (r.remaining() - 3) % 2 != 0) {
+      return r.fail("group, consumer, time and id/count pairs expected");
+    }
+    if (!r.str(out.group) || !r.str(out.consumer) || !r.integer(out.delivery_ms)) {
+      return false;
+    }
+    while (!r.at_end()) {
+      StreamId id;
+      int64_t count = 0;
+      if (!r.id(id) || !r.integer(count)) {
+        return false;
+      }
+      if (count < 0) {
+        return r.fail("negative delivery count");
+      }
+      out.decoded.emplace_back(id, static_cast<uint64_t>(count));
+    }
+    out.entries = out.decoded;
+    return true;
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {
+      Consumer& c = g->get_or_create_consumer(consumer, delivery_ms);
+      for (const auto& [id, count] : entries) {
+        g->set_pending(id, c, delivery_ms, count);
+      }
+    }
+    return true;
+  }
+};
+
+// [group, id, ...]: XACK.
+struct PelAckOp {
+  static constexpr OpCode kCode = OpCode::kPelAck;
+  std::string_view group;
+  std::span<const StreamId> ids;
+  std::vector<StreamId> decoded;
+
+  void encode(OpWriter& w) const {
+    w.str(group);
+    for (StreamId id : ids) {
+      w.id(id);
+    }
+  }
+  static bool decode(OpReader& r, PelAckOp& out) {
+    if (!r.str(out.group) || !read_ids(r, out.decoded)) {
+      return false;
+    }
+    out.ids = out.decoded;
+    return true;
+  }
+  bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
+    if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {
+      for (StreamId id : ids) {
+        g->ack(id);
+      }
+    }
+    return true;
+  }
+};
 
 // Writes effects, calling `checkpoint` every kEffectsPerCheckpoint of them so a huge stream
 // spreads over several records (the caller may close one and open the next in between).
@@ -238,10 +352,9 @@ class StreamEncoder {
   StreamEncoder(RecordEncoder& enc, std::string_view key, const std::function<void()>& checkpoint)
       : enc_(enc), key_(key), checkpoint_(checkpoint) {}
 
-  OpArgs& args() { return args_; }
-  void emit(OpCode op) {
-    enc_.add_op(key_, static_cast<uint16_t>(op), args_.views());
-    args_.clear();
+  template <class T>
+  void emit(const T& op) {
+    encode_op(enc_, key_, op);
     if (++since_checkpoint_ >= kEffectsPerCheckpoint) {
       since_checkpoint_ = 0;
       checkpoint_();
@@ -252,28 +365,30 @@ class StreamEncoder {
   RecordEncoder& enc_;
   std::string_view key_;
   const std::function<void()>& checkpoint_;
-  OpArgs args_;
   size_t since_checkpoint_ = 0;
 };
 
 // One consumer's pending entries, as kPelSet effects of runs sharing a delivery time.
-void encode_pel(StreamEncoder& out, const std::string& group, const Consumer& c) {
+void encode_pel(StreamEncoder& out, std::string_view group, const Consumer& c,
+                std::vector<PelSetOp::Entry>& run) {
   int64_t time = 0;
-  size_t ids = 0;
+  auto flush = [&] {
+    out.emit(PelSetOp{group, c.name, time, run, {}});
+    run.clear();
+  };
+  run.clear();
   for (const auto& [id, entry] : c.pending) {
-    if (ids > 0 && (entry->delivery_time_ms != time || ids >= StreamEncoder::kIdsPerPelSet)) {
-      out.emit(OpCode::kPelSet);
-      ids = 0;
+    if (!run.empty() &&
+        (entry->delivery_time_ms != time || run.size() >= StreamEncoder::kIdsPerPelSet)) {
+      flush();
     }
-    if (ids == 0) {
+    if (run.empty()) {
       time = entry->delivery_time_ms;
-      out.args().add(group).add(c.name).add_int(time);
     }
-    out.args().add(id).add_int(static_cast<int64_t>(entry->delivery_count));
-    ++ids;
+    run.emplace_back(id, entry->delivery_count);
   }
-  if (ids > 0) {
-    out.emit(OpCode::kPelSet);
+  if (!run.empty()) {
+    flush();
   }
 }
 
@@ -283,56 +398,36 @@ void encode_stream(RecordEncoder& enc, std::string_view key, const Value& v,
                    const std::function<void()>& checkpoint) {
   const Stream& s = *v.stream();
   StreamEncoder out(enc, key, checkpoint);
-  out.emit(OpCode::kStreamCreate);
+  out.emit(StreamCreateOp{});
   for (Stream::Cursor c = s.seek(StreamId::min(), false); c.valid(); c.next()) {
-    out.args().add(c.id());
-    for (std::string_view f : c.fields()) {
-      out.args().add(f);
-    }
-    out.emit(OpCode::kStreamAdd);
+    out.emit(StreamAddOp{c.id(), c.fields(), {}});
   }
   // The counters the entries alone do not give: XSETID, deletions, trimmed history.
-  out.args()
-      .add(s.last_id())
-      .add_int(static_cast<int64_t>(s.entries_added()))
-      .add(s.max_deleted_id());
-  out.emit(OpCode::kStreamSetMeta);
+  out.emit(StreamSetMetaOp{s.last_id(), s.entries_added(), s.max_deleted_id()});
+  std::vector<PelSetOp::Entry> run;
   for (const auto& [name, g] : s.groups()) {
-    out.args().add(name).add(g->last_delivered_id).add_int(g->entries_read);
-    out.emit(OpCode::kGroupCreate);
+    out.emit(GroupPositionOp<OpCode::kGroupCreate>{name, g->last_delivered_id, g->entries_read});
     for (const auto& [cname, c] : g->consumers) {
-      out.args().add(name).add(cname).add_int(c.seen_time_ms).add_int(c.active_time_ms);
-      out.emit(OpCode::kConsumerTouch);
-      encode_pel(out, name, c);
+      out.emit(ConsumerTouchOp{name, cname, c.seen_time_ms, c.active_time_ms});
+      encode_pel(out, name, c, run);
     }
   }
 }
-
-namespace {
-
-// The family's ops are not typed structs yet: each registry entry goes through apply_stream_op.
-bool apply_stream_entry(Keyspace& ks, const Effect& e, const ReplayContext& ctx,
-                        std::string& error) {
-  return apply_stream_op(ks, e, ctx.now_ms, error, ctx.limits);
-}
-
-}  // namespace
 
 const EffectFamily& stream_effects() {
   static constexpr EffectOp kOps[] = {
-      {static_cast<uint16_t>(OpCode::kStreamCreate), "stream.create", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kStreamAdd), "stream.add", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kStreamDelete), "stream.delete", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kStreamTrimBefore), "stream.trim_before", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kStreamSetMeta), "stream.set_meta", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kGroupCreate), "stream.group_create", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kGroupSetId), "stream.group_set_id", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kGroupDestroy), "stream.group_destroy", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kConsumerTouch), "stream.consumer_touch", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kConsumerDelete), "stream.consumer_delete",
-       &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kPelSet), "stream.pending_set", &apply_stream_entry},
-      {static_cast<uint16_t>(OpCode::kPelAck), "stream.pending_ack", &apply_stream_entry},
+      typed_op<StreamCreateOp>("stream.create"),
+      typed_op<StreamAddOp>("stream.add"),
+      typed_op<StreamDeleteOp>("stream.delete"),
+      typed_op<StreamTrimBeforeOp>("stream.trim_before"),
+      typed_op<StreamSetMetaOp>("stream.set_meta"),
+      typed_op<GroupPositionOp<OpCode::kGroupCreate>>("stream.group_create"),
+      typed_op<GroupPositionOp<OpCode::kGroupSetId>>("stream.group_set_id"),
+      typed_op<GroupDestroyOp>("stream.group_destroy"),
+      typed_op<ConsumerTouchOp>("stream.consumer_touch"),
+      typed_op<ConsumerDeleteOp>("stream.consumer_delete"),
+      typed_op<PelSetOp>("stream.pending_set"),
+      typed_op<PelAckOp>("stream.pending_ack"),
   };
   static const EffectFamily kFamily{"stream", ValueType::kStream, kStreamOpFirst, kStreamOpLast,
                                     kOps,     &encode_stream};

@@ -1,7 +1,7 @@
 // OpArgs: the arguments of one aggregate-value effect (op_effects.hpp) as they are built, ids
 // as "ms-seq" and integers in decimal, in one buffer instead of a string per argument. Used
-// by the commands that log effects and by the encoders that rebuild whole values. OpArgReader
-// reads them back during replay.
+// by the commands that log effects (ctx.log_op) and by the encoders that rebuild whole values;
+// replay reads effects back through each op's typed decode (op_codec.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "hotkv/persist/record.hpp"
 #include "hotkv/types/stream.hpp"
 #include "hotkv/util/numbers.hpp"
 
@@ -54,36 +53,6 @@ class OpArgs {
   std::string buf_;
   std::vector<std::pair<size_t, size_t>> parts_;
   std::vector<std::string_view> views_;
-};
-
-// Checked access to the arguments of one effect during replay; the first failure becomes the
-// error text. Single-threaded; `e` and `error` must outlive the reader.
-class OpArgReader {
- public:
-  OpArgReader(const Effect& e, std::string& error) : args_(e.args), error_(error) {}
-  size_t size() const { return args_.size(); }
-  const std::string& str(size_t i) const { return args_[i]; }
-  bool id(size_t i, StreamId& out) {
-    return parse_stream_id(args_[i], 0, false, out) || fail("bad stream id '" + args_[i] + "'");
-  }
-  bool integer(size_t i, int64_t& out) {
-    auto v = parse_int64(args_[i]);
-    if (!v) {
-      return fail("bad integer '" + args_[i] + "'");
-    }
-    out = *v;
-    return true;
-  }
-  bool at_least(size_t n) { return args_.size() >= n || fail("too few arguments"); }
-  bool exactly(size_t n) { return args_.size() == n || fail("wrong number of arguments"); }
-  bool fail(std::string text) {
-    error_ = std::move(text);
-    return false;
-  }
-
- private:
-  const std::vector<std::string>& args_;
-  std::string& error_;
 };
 
 }  // namespace hotkv

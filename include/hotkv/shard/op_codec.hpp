@@ -53,6 +53,14 @@ class OpWriter {
     int n = std::snprintf(buf, sizeof buf, "%.17g", v);
     return str({buf, static_cast<size_t>(n)});
   }
+  // "ms-seq", as StreamId::append_to spells it.
+  OpWriter& id(StreamId v) {
+    char buf[41];
+    char* p = std::to_chars(buf, buf + 20, v.ms).ptr;
+    *p++ = '-';
+    p = std::to_chars(p, buf + sizeof buf, v.seq).ptr;
+    return str({buf, static_cast<size_t>(p - buf)});
+  }
   void done() {
     if (!done_) {
       enc_.end_op(count_at_, args_);
@@ -104,6 +112,14 @@ class OpReader {
     }
     out = *v;
     return true;
+  }
+  // A full "ms-seq" id (a bare "ms" reads as ms-0, as the logs have always accepted).
+  bool id(StreamId& out) {
+    std::string_view s;
+    if (!str(s)) {
+      return false;
+    }
+    return parse_stream_id(s, 0, false, out) || fail("bad stream id '" + std::string(s) + "'");
   }
   // Every argument not read yet (views into the effect), at least `min` of them.
   bool rest(std::vector<std::string_view>& out, size_t min) {

@@ -4,7 +4,7 @@
 // command. Each family owns a range of op codes and describes its ops in the one registry
 // (effect_registry.hpp), through which replay and encode_value dispatch; encode_value writes
 // any value as effects that recreate it (the rewrite's snapshot, COPY, RENAME). Every family
-// but streams defines a typed struct per op (op_codec.hpp) in its family's file.
+// defines a typed struct per op (op_codec.hpp) in its family's file.
 //
 // Arguments are strings: ids as "ms-seq", integers in decimal. docs/aof-format.md lists them.
 #pragma once
@@ -21,7 +21,7 @@
 namespace hotkv {
 
 enum class OpCode : uint16_t {
-  // Streams (1..15), applied by apply_stream_op (stream_effects.cpp).
+  // Streams (1..15): typed structs in stream_effects.cpp.
   kStreamCreate = 1,      // []: an empty stream under key, if the key is missing
   kStreamAdd = 2,         // [id, field, value, ...]: append (creating the stream if missing)
   kStreamDelete = 3,      // [id, ...]: XDEL
@@ -94,11 +94,6 @@ inline constexpr uint16_t kListOpLast = 143;
 // Redis re-encodes what it loads by its current settings).
 bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
                      const EncodingLimits& limits = EncodingLimits{});
-bool apply_stream_op(Keyspace& ks, const Effect& e, int64_t now_ms, std::string& error,
-                     const EncodingLimits& limits);
-
-// The families whose ops are not typed structs yet apply through one switch each (wrapped
-// into their registry entries).
 
 // Appends effects that recreate `v` under `key` from nothing, deadline included (the caller
 // deletes the key first where it might exist). `checkpoint` is called between effects of a

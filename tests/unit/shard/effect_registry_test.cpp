@@ -75,6 +75,30 @@ std::vector<Sample> samples() {
   };
 }
 
+// Stream effects replay must refuse whatever the key holds: a wrong number of arguments, an id
+// or integer that does not parse, a negative count.
+std::vector<Sample> malformed_stream_samples() {
+  return {
+      {OpCode::kStreamCreate, "st", {"x"}},
+      {OpCode::kStreamAdd, "st", {"9-0", "f"}},
+      {OpCode::kStreamAdd, "st", {"x", "f", "v"}},
+      {OpCode::kStreamAdd, "st", {"0-0", "f", "v"}},
+      {OpCode::kStreamDelete, "st", {"1-0", "1-x"}},
+      {OpCode::kStreamTrimBefore, "st", {}},
+      {OpCode::kStreamTrimBefore, "st", {"1-0", "2-0"}},
+      {OpCode::kStreamSetMeta, "st", {"9-0", "1"}},
+      {OpCode::kStreamSetMeta, "st", {"9-0", "-1", "0-0"}},
+      {OpCode::kGroupCreate, "st", {"g", "0-0"}},
+      {OpCode::kGroupSetId, "st", {"g", "-", "0"}},
+      {OpCode::kGroupDestroy, "st", {}},
+      {OpCode::kConsumerTouch, "st", {"g", "c", "1"}},
+      {OpCode::kConsumerDelete, "st", {"g"}},
+      {OpCode::kPelSet, "st", {"g", "c", "5", "1-0"}},
+      {OpCode::kPelSet, "st", {"g", "c", "5", "1-0", "-1"}},
+      {OpCode::kPelAck, "st", {}},
+  };
+}
+
 // The record holding `s` as one op effect, encoded as the log writes it.
 std::string encode_sample(const Sample& s, uint64_t seq) {
   std::string out;
@@ -171,8 +195,36 @@ TEST_CASE("replay refuses unknown op codes and malformed arguments with an error
     CHECK_FALSE(hotkv::test::apply_op(s, static_cast<uint16_t>(OpCode::kZSetAdd), {"x", "m"}, "z"));
     CHECK_FALSE(hotkv::test::apply_op(s, static_cast<uint16_t>(OpCode::kZSetAdd), {"1"}, "z"));
     CHECK_FALSE(hotkv::test::apply_op(s, static_cast<uint16_t>(OpCode::kZSetRem), {}, "z"));
+    for (const Sample& bad : malformed_stream_samples()) {
+      INFO("stream op " << static_cast<int>(bad.code));
+      CHECK_FALSE(hotkv::test::apply_op(s, static_cast<uint16_t>(bad.code), bad.args, "st"));
+    }
     // Nothing was created by the refused effects.
     CHECK(s.run({"DBSIZE"}) == ":0\r\n");
+  }
+  SECTION("a refused stream effect leaves an existing stream as it was") {
+    auto op = [&](OpCode code, std::vector<std::string> args) {
+      return hotkv::test::apply_op(s, static_cast<uint16_t>(code), std::move(args), "st");
+    };
+    REQUIRE(op(OpCode::kStreamAdd, {"1-0", "f", "v"}));
+    REQUIRE(op(OpCode::kStreamAdd, {"2-0", "f", "w"}));
+    REQUIRE(op(OpCode::kGroupCreate, {"g", "1-0", "1"}));
+    REQUIRE(op(OpCode::kPelSet, {"g", "c", "50", "1-0", "1"}));
+    auto state = [&] {
+      return s.run({"XINFO", "STREAM", "st", "FULL"}) + s.run({"XPENDING", "st", "g"});
+    };
+    const std::string before = state();
+    for (const Sample& bad : malformed_stream_samples()) {
+      INFO("stream op " << static_cast<int>(bad.code));
+      CHECK_FALSE(op(bad.code, bad.args));
+    }
+    // A bad field after good ones: nothing of the effect applies.
+    CHECK_FALSE(op(OpCode::kStreamAdd, {"2-0", "f", "v"}));
+    CHECK_FALSE(op(OpCode::kStreamDelete, {"1-0", "bad"}));
+    CHECK_FALSE(op(OpCode::kPelSet, {"g", "d", "60", "2-0", "1", "1-0", "x"}));
+    CHECK_FALSE(op(OpCode::kPelAck, {"g", "1-0", "bad"}));
+    CHECK_FALSE(op(OpCode::kGroupCreate, {"g2", "0-0", "1", "extra"}));
+    CHECK(state() == before);
   }
   SECTION("every sample cut short or padded is applied or refused, never a crash") {
     for (const Sample& sample : samples()) {

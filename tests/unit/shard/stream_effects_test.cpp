@@ -121,7 +121,7 @@ TEST_CASE("the effects stream commands log replay to the same state", "[streams]
   }
 }
 
-TEST_CASE("apply_stream_op rejects malformed effects and skips missing keys", "[streams]") {
+TEST_CASE("stream effects reject malformed arguments and skip missing keys", "[streams]") {
   TestServer s;
   auto op = [&](OpCode code, std::vector<std::string> args, std::string key = "s") {
     return hotkv::test::apply_op(s, static_cast<uint16_t>(code), std::move(args), std::move(key));
@@ -137,6 +137,9 @@ TEST_CASE("apply_stream_op rejects malformed effects and skips missing keys", "[
   CHECK(!op(OpCode::kStreamAdd, {"3-0", "f", "v"}));
   CHECK(!op(OpCode::kStreamAdd, {"4-0", "f"}));
   CHECK(!op(OpCode::kStreamAdd, {"x", "f", "v"}));
+  // A refused add on a missing key leaves no empty stream behind.
+  CHECK(!op(OpCode::kStreamAdd, {"0-0", "f", "v"}, "fresh"));
+  CHECK(s.run({"EXISTS", "fresh"}) == integer(0));
   CHECK(!op(OpCode::kStreamSetMeta, {"4-0", "1"}));
   CHECK(!op(OpCode::kStreamSetMeta, {"4-0", "-1", "0-0"}));
   CHECK(!op(OpCode::kStreamTrimBefore, {}));
@@ -160,4 +163,43 @@ TEST_CASE("apply_stream_op rejects malformed effects and skips missing keys", "[
   CHECK(op(OpCode::kConsumerDelete, {"g", "c"}));
   CHECK(op(OpCode::kGroupDestroy, {"g"}));
   CHECK(s.run({"XINFO", "GROUPS", "s"}) == "*0\r\n");
+}
+
+TEST_CASE("encode_stream writes each op's arguments as the log always held them", "[streams]") {
+  // A stream built from these effects is written back as exactly them, in this order (entries,
+  // counters, then each group with each consumer and its pending runs), byte for byte the
+  // record a generic argument list gives: logs written before typed effects still read alike.
+  const std::vector<std::pair<OpCode, std::vector<std::string>>> effects = {
+      {OpCode::kStreamCreate, {}},
+      {OpCode::kStreamAdd, {"2-0", "b", "2", "c", "3"}},
+      {OpCode::kStreamAdd, {"7-3", "d", "4"}},
+      {OpCode::kStreamSetMeta, {"9-0", "5", "1-1"}},
+      {OpCode::kGroupCreate, {"g", "2-0", "1"}},
+      {OpCode::kConsumerTouch, {"g", "alice", "100", "90"}},
+      {OpCode::kPelSet, {"g", "alice", "90", "2-0", "1"}},
+      {OpCode::kPelSet, {"g", "alice", "95", "7-3", "2"}},
+      {OpCode::kConsumerTouch, {"g", "bob", "100", "-1"}},
+      {OpCode::kGroupCreate, {"h", "0-0", "-1"}},
+  };
+  TestServer s;
+  std::string expected;
+  hotkv::RecordEncoder enc(expected);
+  enc.open();
+  for (const auto& [code, args] : effects) {
+    REQUIRE(hotkv::test::apply_op(s, static_cast<uint16_t>(code), args, "s"));
+    std::vector<std::string_view> views(args.begin(), args.end());
+    enc.add_op("s", static_cast<uint16_t>(code), views);
+  }
+  enc.close(0, 1, 1);
+  std::string log = encode_key(s, "s");
+  hotkv::RecordDecoder dec(log);
+  hotkv::Record r;
+  REQUIRE(dec.next(r) == hotkv::DecodeStatus::kOk);
+  REQUIRE(r.effects.size() == effects.size());
+  for (size_t i = 0; i < effects.size(); ++i) {
+    INFO("effect " << i);
+    CHECK(r.effects[i].op == static_cast<uint16_t>(effects[i].first));
+    CHECK(r.effects[i].args == effects[i].second);
+  }
+  CHECK(log == expected);
 }
