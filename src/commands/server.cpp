@@ -652,10 +652,12 @@ void cmd_cluster(CommandContext& ctx) {
   ctx.error(err::kClusterDisabled);
 }
 
-// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: there is nothing to save yet, so the options are
-// accepted and the server stops; like Redis, the client gets no reply, only a closed connection.
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: the server stops; with SAVE it writes the RDB
+// file once its shards have stopped (there are no save points to imply it: `save` starts
+// nothing). Like Redis, the client gets no reply, only a closed connection.
 void cmd_shutdown(CommandContext& ctx) {
   bool nosave = false;
+  bool save = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
     if (strcasecmp_view(a, "ABORT")) {
@@ -668,6 +670,7 @@ void cmd_shutdown(CommandContext& ctx) {
       return;
     }
     nosave = nosave || strcasecmp_view(a, "NOSAVE");
+    save = save || strcasecmp_view(a, "SAVE");
   }
   if (ctx.engine.scripts().busy()) {
     if (!nosave) {
@@ -679,6 +682,9 @@ void cmd_shutdown(CommandContext& ctx) {
     // memory, so the log keeps none of them, as a script must be all or nothing.
     spdlog::warn("SHUTDOWN NOSAVE while a script is busy: exiting now");
     std::_Exit(0);
+  }
+  if (save && !nosave) {
+    ctx.engine.rdb_saver().request_save_on_shutdown();
   }
   ctx.session->close_after_reply = true;
   ctx.engine.request_shutdown();

@@ -388,6 +388,14 @@ int Server::run() {
     loader_.join();
   }
   persistence_->close();
+  if (engine_->rdb_saver().save_on_shutdown() && !engine_->loading()) {
+    // SHUTDOWN SAVE: the shards' threads are gone, so the keyspaces hold still.
+    if (engine_->rdb_saver().save_parked(rdb_snapshot_aux(*engine_)).empty()) {
+      spdlog::info("DB saved on disk before shutdown");
+    } else {
+      exit_code_.store(1);
+    }
+  }
   // The workers are gone: write and sync what the last commands logged.
   for (size_t i = 0; i < engine_->shard_count(); ++i) {
     engine_->shard(i).log().flush();

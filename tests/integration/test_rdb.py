@@ -8,6 +8,7 @@
   every key with the same type, value and TTL (within a margin).
 - redis-server -> HotKV: redis-server SAVEs the same kind of data set and HotKV, started with
   appendonly no on the same dir/dbfilename, loads it with equal content.
+- SHUTDOWN SAVE writes the file before the server exits, SHUTDOWN NOSAVE does not.
 - BGSAVE: a forked child writes the file while the server keeps answering; INFO persistence's
   rdb_* fields and LASTSAVE follow, and a restart loads what was saved (HotKV's own inventory
   items included).
@@ -27,7 +28,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import Server, case, hotkv_only, run_cases  # noqa: E402
+from server import Server, case, encode_command, hotkv_only, run_cases  # noqa: E402
 
 DBS = (0, 3)
 TTL_MARGIN_MS = 20000  # restarts and saves in between; deadlines are absolute in the file
@@ -230,6 +231,43 @@ def bgsave_writes_in_the_background_and_reloads(t, _srv):
             check_rdb(os.path.join(d, "bg.rdb"))
         with t.server(config=file_config(d, "bg.rdb")) as s2:
             assert_same(want, snapshot(s2))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@case
+def shutdown_save_writes_the_file(t, _srv):
+    """SHUTDOWN SAVE writes the file before exiting (SHUTDOWN NOSAVE does not); a restart
+    loads it."""
+    d = tempfile.mkdtemp(prefix="hotkv-rdb-")
+    try:
+        path = os.path.join(d, "down.rdb")
+        s = t.server(config=file_config(d, "down.rdb")).start()
+        try:
+            s.client().set("k", "v")
+            with s.raw() as c:
+                c.send(encode_command("SHUTDOWN", "NOSAVE"))
+                c.wait_closed()
+            assert s.wait(timeout=10) == 0
+            assert not os.path.exists(path)
+        finally:
+            s.cleanup()
+        s = t.server(config=file_config(d, "down.rdb")).start()
+        try:
+            s.client().set("k", "saved")
+            s.client(db=3).set("k3", "three")
+            with s.raw() as c:
+                c.send(encode_command("SHUTDOWN", "SAVE"))
+                c.wait_closed()
+            assert s.wait(timeout=10) == 0
+            assert os.path.exists(path)
+        finally:
+            s.cleanup()
+        if not t.is_hotkv:
+            check_rdb(path)
+        with t.server(config=file_config(d, "down.rdb")) as s:
+            assert s.client().get("k") == "saved"
+            assert s.client(db=3).get("k3") == "three"
     finally:
         shutil.rmtree(d, ignore_errors=True)
 

@@ -27,7 +27,7 @@ class RdbSaver {
   // `dir`/`dbfilename` as configured now.
   std::string path() const;
 
-  // SAVE. REQUIRES every shard parked. "" on success, else the reason (logged by the caller;
+  // SAVE. REQUIRES every shard parked (or stopped). "" on success, else the reason (logged by the caller;
   // Redis answers a bare -ERR).
   std::string save_parked(const RdbSnapshotAux& aux);
   // BGSAVE. REQUIRES every shard parked and no save in progress. "" once the child runs.
@@ -42,6 +42,10 @@ class RdbSaver {
   void schedule() { scheduled_.store(true); }
   bool scheduled() const { return scheduled_.load(); }
   void clear_scheduled() { scheduled_.store(false); }
+
+  // SHUTDOWN SAVE: the server writes the file once its shards have stopped, before exiting.
+  void request_save_on_shutdown() { save_on_shutdown_.store(true); }
+  bool save_on_shutdown() const { return save_on_shutdown_.load(); }
 
   // INFO persistence and LASTSAVE (any thread).
   int64_t last_save_unix() const { return last_save_unix_.load(); }
@@ -67,6 +71,7 @@ class RdbSaver {
   std::mutex mutex_;  // start and reap
   std::atomic<int> child_pid_{0};
   std::atomic<bool> scheduled_{false};
+  std::atomic<bool> save_on_shutdown_{false};
   std::atomic<int64_t> started_ms_{0};
   std::atomic<int64_t> last_save_unix_;
   std::atomic<bool> last_bgsave_ok_{true};
