@@ -183,7 +183,8 @@ std::string load_rdb_at_startup(Engine& engine) {
     return "";  // no file: start empty
   }
   int64_t started = mono_us();
-  RdbLoadResult r = load_rdb_snapshot(engine, data, unix_ms());
+  RdbLoadResult r =
+      load_rdb_snapshot(engine, data, unix_ms(), &engine.rdb_saver().load_abort_flag());
   ::munmap(const_cast<char*>(data.data()), mapped);
   if (!r.error.empty()) {
     return "cannot load the RDB file " + path + ": " + r.error;

@@ -365,7 +365,7 @@ int Server::run() {
     engine_->set_loading(true);
     loader_ = std::thread([this] {
       std::string err = load_rdb_at_startup(*engine_);
-      if (!err.empty()) {
+      if (!err.empty() && !stopping_.load()) {  // a shutdown's abort is no failure
         spdlog::error("{}", err);
         exit_code_.store(1);
         shutdown();
@@ -429,6 +429,7 @@ void Server::shutdown() {
     return;
   }
   persistence_->abort_loading();
+  engine_->rdb_saver().abort_loading();
   engine_->rdb_saver().abandon();
   asio::post(workers_[0]->io, [this] {
     std::error_code ec;

@@ -36,10 +36,12 @@ struct LoadedKey {
 // Sends the file's keys to their shards as they are decoded.
 class EngineLoader : public RdbFileHandler {
  public:
-  EngineLoader(Engine& engine, int64_t now_ms, RdbLoadResult& result)
+  EngineLoader(Engine& engine, int64_t now_ms, RdbLoadResult& result,
+               const std::atomic<bool>* abort)
       : engine_(engine),
         now_ms_(now_ms),
         result_(result),
+        abort_(abort),
         batches_(engine.shard_count()),
         in_flight_(std::make_shared<std::atomic<int>>(0)) {}
 
@@ -55,6 +57,10 @@ class EngineLoader : public RdbFileHandler {
   }
 
   bool key(std::string_view key, uint8_t type, int64_t expire_at_ms, RdbReader& body) override {
+    if (aborted()) {
+      result_.error = "loading aborted";
+      return false;
+    }
     std::optional<Value> v = read_object_body(body, type, engine_.config());
     if (!v) {
       result_.error = "the value of key '" + std::string(key) + "' (RDB type " +
@@ -84,18 +90,24 @@ class EngineLoader : public RdbFileHandler {
     for (size_t s = 0; s < batches_.size(); ++s) {
       send(s);
     }
-    while (in_flight_->load() > 0) {
+    while (in_flight_->load() > 0 && !aborted()) {
       std::this_thread::yield();
     }
   }
 
  private:
+  bool aborted() const { return abort_ != nullptr && abort_->load(); }
+
   void send(size_t target) {
     if (batches_[target].empty()) {
       return;
     }
-    while (in_flight_->load() >= kMaxBatchesInFlight) {
+    while (in_flight_->load() >= kMaxBatchesInFlight && !aborted()) {
       std::this_thread::yield();
+    }
+    if (aborted()) {
+      batches_[target].clear();
+      return;
     }
     in_flight_->fetch_add(1);
     Shard* sh = &engine_.shard(target);
@@ -116,6 +128,7 @@ class EngineLoader : public RdbFileHandler {
   Engine& engine_;
   int64_t now_ms_;
   RdbLoadResult& result_;
+  const std::atomic<bool>* abort_;
   uint32_t db_ = 0;
   std::vector<std::vector<LoadedKey>> batches_;
   std::shared_ptr<std::atomic<int>> in_flight_;
@@ -168,9 +181,10 @@ bool write_rdb_snapshot(Engine& engine, int fd, const RdbSnapshotAux& aux, int64
   return out.finish();
 }
 
-RdbLoadResult load_rdb_snapshot(Engine& engine, std::string_view data, int64_t now_ms) {
+RdbLoadResult load_rdb_snapshot(Engine& engine, std::string_view data, int64_t now_ms,
+                                const std::atomic<bool>* abort) {
   RdbLoadResult result;
-  EngineLoader loader(engine, now_ms, result);
+  EngineLoader loader(engine, now_ms, result, abort);
   RdbFileResult r = read_rdb_file(data, loader);
   loader.finish();
   if (r.error != RdbFileError::kNone && result.error.empty()) {

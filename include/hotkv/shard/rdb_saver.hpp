@@ -43,6 +43,10 @@ class RdbSaver {
   bool scheduled() const { return scheduled_.load(); }
   void clear_scheduled() { scheduled_.store(false); }
 
+  // Shutdown during the start-up load: the loader stops waiting for the shards (any thread).
+  void abort_loading() { abort_load_.store(true); }
+  const std::atomic<bool>& load_abort_flag() const { return abort_load_; }
+
   // SHUTDOWN SAVE: the server writes the file once its shards have stopped, before exiting.
   void request_save_on_shutdown() { save_on_shutdown_.store(true); }
   bool save_on_shutdown() const { return save_on_shutdown_.load(); }
@@ -72,6 +76,7 @@ class RdbSaver {
   std::atomic<int> child_pid_{0};
   std::atomic<bool> scheduled_{false};
   std::atomic<bool> save_on_shutdown_{false};
+  std::atomic<bool> abort_load_{false};
   std::atomic<int64_t> started_ms_{0};
   std::atomic<int64_t> last_save_unix_;
   std::atomic<bool> last_bgsave_ok_{true};

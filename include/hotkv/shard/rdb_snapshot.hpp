@@ -4,6 +4,7 @@
 // loading use them (shard/rdb_saver.hpp); a replica's full sync will too.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -42,7 +43,9 @@ struct RdbLoadResult {
 // The checksum is verified before any key is sent. Keys go in batches run on the shards' own
 // threads; returns when all have been applied. REQUIRES the shards' threads running and the
 // engine marked loading; any thread but a shard's. A key in a database the engine lacks, or a
-// body that does not decode, fails the load (keys sent before it stay).
-RdbLoadResult load_rdb_snapshot(Engine& engine, std::string_view data, int64_t now_ms);
+// body that does not decode, fails the load (keys sent before it stay). Once `abort` turns
+// true (shutdown: the shards stop taking batches) the load gives up without waiting for them.
+RdbLoadResult load_rdb_snapshot(Engine& engine, std::string_view data, int64_t now_ms,
+                                const std::atomic<bool>* abort = nullptr);
 
 }  // namespace hotkv
