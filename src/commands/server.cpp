@@ -24,8 +24,10 @@
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/persistence.hpp"
+#include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/glob.hpp"
+#include "hotkv/util/memory.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
 
@@ -49,11 +51,6 @@ uint64_t rss_bytes() {
   uint64_t resident = 0;
   statm >> size >> resident;
   return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
-uint64_t used_memory_bytes() {
-  struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
 }
 
 const std::string& run_id() {
@@ -124,15 +121,21 @@ void info_persistence(CommandContext& ctx, std::string& out) {
     last_seq = std::max(last_seq, ctx.engine.shard(i).log().last_seq());
   }
   int write_errno = ctx.engine.persistence_errno();
+  const RdbSaver& rdb = ctx.engine.rdb_saver();
   out += fmt::format(
       "# Persistence\r\nloading:{}\r\nasync_loading:0\r\nrdb_changes_since_last_save:{}\r\n"
-      "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:ok\r\n"
+      "rdb_bgsave_in_progress:{}\r\nrdb_last_save_time:{}\r\nrdb_last_bgsave_status:{}\r\n"
+      "rdb_last_bgsave_time_sec:{}\r\nrdb_current_bgsave_time_sec:{}\r\nrdb_saves:{}\r\n"
+      "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:{}\r\nrdb_last_load_keys_loaded:{}\r\n"
       "aof_enabled:{}\r\naof_rewrite_in_progress:{}\r\naof_rewrite_scheduled:0\r\n"
       "aof_last_rewrite_time_sec:{}\r\naof_current_rewrite_time_sec:{}\r\n"
       "aof_last_bgrewrite_status:{}\r\naof_rewrites:{}\r\naof_last_write_status:{}\r\n"
       "aof_last_cow_size:0\r\n",
       ctx.engine.loading() ? 1 : 0, ctx.engine.key_changes_since_save(),
-      enabled ? p->last_save_unix() : ctx.engine.start_unix_ms() / 1000, enabled ? 1 : 0,
+      rdb.in_progress() ? 1 : 0, rdb.last_save_unix(), rdb.last_bgsave_ok() ? "ok" : "err",
+      rdb.last_bgsave_seconds(),
+      rdb.in_progress() ? (unix_ms() - rdb.bgsave_started_ms()) / 1000 : -1, rdb.saves(),
+      rdb.last_load_keys_expired(), rdb.last_load_keys_loaded(), enabled ? 1 : 0,
       enabled && p->rewrite_in_progress() ? 1 : 0,
       enabled && p->last_rewrite_ms() >= 0 ? p->last_rewrite_ms() / 1000 : -1,
       enabled && p->rewrite_in_progress() ? (ctx.now_ms - p->rewrite_started_ms()) / 1000 : -1,
@@ -654,10 +657,12 @@ void cmd_cluster(CommandContext& ctx) {
   ctx.error(err::kClusterDisabled);
 }
 
-// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: there is nothing to save yet, so the options are
-// accepted and the server stops; like Redis, the client gets no reply, only a closed connection.
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: the server stops; with SAVE it writes the RDB
+// file once its shards have stopped (there are no save points to imply it: `save` starts
+// nothing). Like Redis, the client gets no reply, only a closed connection.
 void cmd_shutdown(CommandContext& ctx) {
   bool nosave = false;
+  bool save = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view a = ctx.arg(i);
     if (strcasecmp_view(a, "ABORT")) {
@@ -670,6 +675,7 @@ void cmd_shutdown(CommandContext& ctx) {
       return;
     }
     nosave = nosave || strcasecmp_view(a, "NOSAVE");
+    save = save || strcasecmp_view(a, "SAVE");
   }
   if (ctx.engine.scripts().busy()) {
     if (!nosave) {
@@ -681,6 +687,9 @@ void cmd_shutdown(CommandContext& ctx) {
     // memory, so the log keeps none of them, as a script must be all or nothing.
     spdlog::warn("SHUTDOWN NOSAVE while a script is busy: exiting now");
     std::_Exit(0);
+  }
+  if (save && !nosave) {
+    ctx.engine.rdb_saver().request_save_on_shutdown();
   }
   ctx.session->close_after_reply = true;
   ctx.engine.request_shutdown();

@@ -16,7 +16,9 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/rdb_snapshots.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/log.hpp"
@@ -215,6 +217,29 @@ asio::awaitable<void> Server::auto_rewrite() {
   auto_rewrite_running_ = false;
 }
 
+asio::awaitable<void> Server::scheduled_bgsave() {
+  Engine* engine = engine_.get();
+  auto start = [engine] {
+    RdbSaver& rdb = engine->rdb_saver();
+    if (rdb.in_progress()) {
+      rdb.clear_scheduled();
+      return 0;
+    }
+    std::string err = rdb.start_bgsave_parked(rdb_snapshot_aux(*engine));
+    if (!err.empty()) {
+      spdlog::warn("scheduled background save not started: {}", err);
+      rdb.clear_scheduled();
+    }
+    return 0;
+  };
+  try {
+    co_await engine_->run_atomic(0, engine_->all_shards(), std::move(start));
+  } catch (const ShardsBusy&) {
+    // A script is busy: the cron tries again later.
+  }
+  scheduled_bgsave_running_ = false;
+}
+
 asio::awaitable<void> Server::switch_appendonly(bool on) {
   Persistence* p = persistence_.get();
   auto task = [p, on] {
@@ -261,6 +286,14 @@ void Server::on_cron(size_t i) {
   }
   if (i == 0 && !engine_->loading()) {
     persistence_->poll_rewrite();
+    RdbSaver& rdb = engine_->rdb_saver();
+    rdb.poll();
+    // BGSAVE SCHEDULE waited for the log's compaction to end.
+    if (rdb.scheduled() && !rdb.in_progress() && !persistence_->rewrite_in_progress() &&
+        !scheduled_bgsave_running_) {
+      scheduled_bgsave_running_ = true;
+      asio::co_spawn(w.io, scheduled_bgsave(), asio::detached);
+    }
     if (!auto_rewrite_running_ && persistence_->auto_rewrite_due()) {
       auto_rewrite_running_ = true;
       asio::co_spawn(w.io, auto_rewrite(), asio::detached);
@@ -335,6 +368,20 @@ int Server::run() {
                    st.millis);
       engine_->set_loading(false);
     });
+  } else {
+    // Without the log, the RDB file (`dir`/`dbfilename`) is the data set, as on Redis: a
+    // dump.rdb written by redis-server loads too.
+    engine_->set_loading(true);
+    loader_ = std::thread([this] {
+      std::string err = load_rdb_at_startup(*engine_);
+      if (!err.empty() && !stopping_.load()) {  // a shutdown's abort is no failure
+        spdlog::error("{}", err);
+        exit_code_.store(1);
+        shutdown();
+        return;
+      }
+      engine_->set_loading(false);
+    });
   }
   {
     auto guard = asio::make_work_guard(workers_[0]->io);
@@ -350,6 +397,14 @@ int Server::run() {
     loader_.join();
   }
   persistence_->close();
+  if (engine_->rdb_saver().save_on_shutdown() && !engine_->loading()) {
+    // SHUTDOWN SAVE: the shards' threads are gone, so the keyspaces hold still.
+    if (engine_->rdb_saver().save_parked(rdb_snapshot_aux(*engine_)).empty()) {
+      spdlog::info("DB saved on disk before shutdown");
+    } else {
+      exit_code_.store(1);
+    }
+  }
   // The workers are gone: write and sync what the last commands logged.
   for (size_t i = 0; i < engine_->shard_count(); ++i) {
     engine_->shard(i).log().flush();
@@ -383,6 +438,8 @@ void Server::shutdown() {
     return;
   }
   persistence_->abort_loading();
+  engine_->rdb_saver().abort_loading();
+  engine_->rdb_saver().abandon();
   asio::post(workers_[0]->io, [this] {
     std::error_code ec;
     if (acceptor_) {

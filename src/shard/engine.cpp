@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/notify.hpp"
@@ -18,6 +19,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
       latency_(config.latency_monitor_threshold),
       tracking_(std::make_unique<Tracking>(*this)),
       start_unix_ms_(unix_ms()) {
+  rdb_saver_ = std::make_unique<RdbSaver>(*this);
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {

@@ -210,8 +210,7 @@ std::optional<Value> read_object(RdbReader& in, uint8_t type, const Config& conf
 
 }  // namespace
 
-std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limits) {
-  std::string out;
+bool dump_object(const Value& v, std::string& out, const EncodingLimits& limits) {
   std::string scratch;
   switch (v.type()) {
     case ValueType::kString:
@@ -264,7 +263,19 @@ std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limi
       append_inventory_body(out, *v.inventory());
       break;
     default:
-      return std::nullopt;
+      return false;
+  }
+  return true;
+}
+
+std::optional<Value> read_object_body(RdbReader& in, uint8_t type, const Config& config) {
+  return read_object(in, type, config);
+}
+
+std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limits) {
+  std::string out;
+  if (!dump_object(v, out, limits)) {
+    return std::nullopt;
   }
   rdb_seal_payload(out);
   return out;

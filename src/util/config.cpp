@@ -198,6 +198,21 @@ Config::Config() {
   });
   add_enum("appendfsync", appendfsync_, {"always", "everysec", "no"}, true);
   add_string("dir", dir_, false);
+  // SAVE/BGSAVE's file in `dir`; a name, never a path, as Redis requires.
+  add("dbfilename", Entry{[this] {
+                            std::lock_guard<std::mutex> lock(strings_mutex_);
+                            return dbfilename_;
+                          },
+                          [this](std::string_view s) -> Status {
+                            if (s.find('/') != std::string_view::npos) {
+                              return Status::invalid_argument(
+                                  "dbfilename can't be a path, just a filename");
+                            }
+                            std::lock_guard<std::mutex> lock(strings_mutex_);
+                            dbfilename_.assign(s);
+                            return {};
+                          },
+                          true});
   add_string("appendfilename", appendfilename_, false);
   add_string("appenddirname", appenddirname_, false);
   add_int("auto-aof-rewrite-percentage", auto_aof_rewrite_percentage, 0, INT32_MAX, false, true);

@@ -40,6 +40,8 @@ class RdbReader {
  public:
   explicit RdbReader(std::string_view data) : data_(data) {}
   bool at_end() const { return pos_ >= data_.size(); }
+  // Bytes read so far (an error's place in a file).
+  size_t offset() const { return pos_; }
   bool read_byte(uint8_t& out);
   bool read_length(uint64_t& out);
   // A string in any of the encodings redis-server writes (plain, int8/16/32, LZF).

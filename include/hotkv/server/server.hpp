@@ -51,6 +51,8 @@ class Server {
   void adopt_connection(size_t target, ConnectionHandoff h);
   // Starts a log rewrite with every shard parked (auto-aof-rewrite thresholds reached).
   asio::awaitable<void> auto_rewrite();
+  // Starts a BGSAVE SCHEDULE'd while the log's compaction ran (every shard parked).
+  asio::awaitable<void> scheduled_bgsave();
   // CONFIG SET appendonly: turns the log on or off with every shard parked.
   asio::awaitable<void> switch_appendonly(bool on);
   void start_cron(size_t i);
@@ -72,6 +74,7 @@ class Server {
   uint16_t port_ = 0;
   uint64_t last_ops_total_ = 0;
   bool auto_rewrite_running_ = false;
+  bool scheduled_bgsave_running_ = false;
   int64_t last_ops_ms_ = 0;
 };
 

@@ -63,6 +63,7 @@ struct ServerStats {
 };
 
 class ScriptStore;
+class RdbSaver;
 
 // Thrown by run_atomic when one of its shards is held by a script running past
 // busy-reply-threshold; the caller answers -BUSY (ScriptStore::busy_error()).
@@ -150,6 +151,8 @@ class Engine {
     }
   }
   class Persistence* persistence() { return persistence_; }
+  // SAVE/BGSAVE and their INFO figures (shard/rdb_saver.hpp).
+  RdbSaver& rdb_saver() { return *rdb_saver_; }
   void set_persistence(class Persistence* p) { persistence_ = p; }
 
   // Set by the server; called (from any thread) by SHUTDOWN.
@@ -284,6 +287,7 @@ class Engine {
   std::atomic<bool> loading_{false};
   std::atomic<uint64_t> next_txn_{1};
   class Persistence* persistence_ = nullptr;
+  std::unique_ptr<RdbSaver> rdb_saver_;
 };
 
 }  // namespace hotkv

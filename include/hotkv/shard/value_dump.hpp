@@ -10,6 +10,7 @@
 // plain nodes), ZSET with text scores and the pre-7.0 STREAM_LISTPACKS.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,10 +21,20 @@
 namespace hotkv {
 
 class Config;
+class RdbReader;
 
 // The sealed payload for `v` (a stream's entries go at most stream-node-max-entries of
 // `limits` to a node), or nullopt for a type without a DUMP form (none today).
 std::optional<std::string> dump_value(const Value& v, const EncodingLimits& limits = {});
+
+// The object bytes RDB files hold after a key -- the type byte, then the body -- appended to
+// `out`; what dump_value seals. False for a type without an RDB form (none today).
+bool dump_object(const Value& v, std::string& out, const EncodingLimits& limits = {});
+
+// Reads the body of one object of RDB type `type` from `in` (positioned after the key in an
+// RDB file), built with the configured encoding limits as restore_value does. nullopt for a
+// short or malformed body or a type HotKV does not read.
+std::optional<Value> read_object_body(RdbReader& in, uint8_t type, const Config& config);
 
 // Why a payload was refused, with RESTORE's error text.
 enum class RestoreError { kNone, kChecksum, kBadFormat };

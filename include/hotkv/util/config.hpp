@@ -171,6 +171,7 @@ class Config {
   std::string maxmemory_policy_ = "noeviction";
   std::string appendfsync_ = "everysec";
   std::string dir_ = ".";
+  std::string dbfilename_ = "dump.rdb";
   std::string appendfilename_ = "appendonly.aof";
   std::string appenddirname_ = "appendonlydir";
   std::function<void(const std::string&)> loglevel_hook_;

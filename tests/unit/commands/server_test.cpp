@@ -2,6 +2,11 @@
 // COMMAND and INFO.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdlib.h>
+
 #include "support/test_server.hpp"
 
 using hotkv::test::bulk;
@@ -148,13 +153,46 @@ TEST_CASE("persistence commands answer without a log configured", "[server][pers
   TestServer s;
   const std::string disabled = "-ERR Append only file is disabled (appendonly no)\r\n";
   CHECK(s.run({"BGREWRITEAOF"}) == disabled);
-  CHECK(s.run({"SAVE"}) == disabled);
-  CHECK(s.run({"BGSAVE"}) == disabled);
   CHECK(s.run({"BGREWRITEAOF", "x"}) ==
         "-ERR wrong number of arguments for 'bgrewriteaof' command\r\n");
+  CHECK(s.run({"BGSAVE", "x"}) == "-ERR syntax error\r\n");
+  CHECK(s.run({"BGSAVE", "SCHEDULE", "x"}) == "-ERR syntax error\r\n");
   CHECK(s.run({"LASTSAVE"}).substr(0, 1) == ":");
   std::string info = s.run({"INFO", "persistence"});
   CHECK(contains(info, "aof_enabled:0\r\n"));
   CHECK(contains(info, "aof_last_write_status:ok\r\n"));
   CHECK(contains(info, "loading:0\r\n"));
+}
+
+TEST_CASE("SAVE writes dir/dbfilename as an RDB file through a temporary file",
+          "[server][persist][rdb]") {
+  TestServer s;
+  char tmpl[] = "/tmp/hotkv-save-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  REQUIRE(s.config().set("dir", dir, true).is_ok());
+  CHECK(s.run({"CONFIG", "GET", "dbfilename"}) == "*2\r\n" + bulk("dbfilename") + bulk("dump.rdb"));
+  CHECK(s.run({"CONFIG", "SET", "dbfilename", "a/b.rdb"}).substr(0, 4) == "-ERR");
+  CHECK(s.run({"CONFIG", "SET", "dbfilename", "snap.rdb"}) == kOk);
+  s.run({"SET", "k", "v"});
+  s.run({"RPUSH", "l", "a", "b"});
+  CHECK(contains(s.run({"INFO", "persistence"}), "rdb_changes_since_last_save:2\r\n"));
+  CHECK(s.run({"SAVE"}) == kOk);
+  std::ifstream in(dir + "/snap.rdb", std::ios::binary);
+  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(file.substr(0, 9) == "REDIS0010");
+  CHECK(file.find("redis-ver") != std::string::npos);
+  std::string info = s.run({"INFO", "persistence"});
+  CHECK(contains(info, "rdb_changes_since_last_save:0\r\n"));
+  CHECK(contains(info, "rdb_saves:1\r\n"));
+  CHECK(contains(info, "rdb_bgsave_in_progress:0\r\n"));
+  CHECK(contains(info, "rdb_last_bgsave_status:ok\r\n"));
+  // Only the file itself is left: the temporary one was renamed.
+  size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++entries;
+  }
+  CHECK(entries == 1);
+  std::filesystem::remove_all(dir);
 }
