@@ -10,6 +10,7 @@
 
 #include "hotkv/persist/record.hpp"
 #include "hotkv/shard/effect_commands.hpp"
+#include "hotkv/shard/effect_registry.hpp"
 #include "hotkv/shard/op_effects.hpp"
 
 using hotkv::CommandArgv;
@@ -84,6 +85,15 @@ std::vector<CommandArgv> translate(std::vector<const Record*> parts, CommandStre
 using V = std::vector<CommandArgv>;
 
 }  // namespace
+
+TEST_CASE("every registered op has a translation", "[effect_commands]") {
+  for (const hotkv::EffectFamily* f : hotkv::effect_families()) {
+    for (const hotkv::EffectOp& o : f->ops) {
+      INFO(o.name);
+      CHECK((o.to_commands != nullptr || hotkv::stream_to_commands(o.code) != nullptr));
+    }
+  }
+}
 
 TEST_CASE("plain effects become SET, DEL, PEXPIREAT and PERSIST", "[effect_commands]") {
   CHECK(cmds(put("k", "v")) == V{{"SET", "k", "v"}});
