@@ -283,15 +283,10 @@ def redis_fed_the_log_as_commands_holds_the_same_data(t, srv):
             workload(s)
         finally:
             s.stop()
-        out = subprocess.run([check, "--resp", os.path.join(d.path, "appendonlydir")],
-                             capture_output=True, timeout=120)
-        assert out.returncode == 0, (out.returncode, out.stderr.decode())
-        assert out.stdout.startswith(b"*"), out.stdout[:200]
         with Server("redis") as r:
-            piped = subprocess.run(["redis-cli", "-p", str(r.port), "--pipe"], input=out.stdout,
-                                   capture_output=True, timeout=120)
-            text = piped.stdout.decode(errors="replace")
-            assert piped.returncode == 0 and "errors: 0" in text, (piped.returncode, text)
+            stream, text = translate_and_pipe(check, d, r)
+            assert stream.startswith(b"*"), stream[:200]
+            assert "errors: 0," in text, text
             s2 = t.server(extra_args=d.args("always")).start()
             try:
                 hot = snapshot(s2)
@@ -301,6 +296,47 @@ def redis_fed_the_log_as_commands_holds_the_same_data(t, srv):
         assert len(hot) > 100, len(hot)
         assert any(db == 5 for db, _ in hot), "SWAPDB's keys are missing"
         compare(hot, red)
+
+
+def translate_and_pipe(check, d, r):
+    """The log in d as commands, piped into the redis-server r; returns (stream, pipe output)."""
+    out = subprocess.run([check, "--resp", os.path.join(d.path, "appendonlydir")],
+                         capture_output=True, timeout=120)
+    assert out.returncode == 0, (out.returncode, out.stderr.decode())
+    piped = subprocess.run(["redis-cli", "-p", str(r.port), "--pipe"], input=out.stdout,
+                           capture_output=True, timeout=120)
+    return out.stdout, piped.stdout.decode(errors="replace")
+
+
+@case
+@hotkv_only("inventory items are HotKV's own")
+def inventory_items_reach_redis_as_refused_internal_commands(t, srv):
+    """Item ops travel as HOTKV.EFFECT, which redis-server refuses one by one; every other key
+    still arrives."""
+    check = os.path.join(os.path.dirname(t.binary), "hotkv-check-aof")
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("always")).start()
+        try:
+            c = s.client()
+            c.set("before", "1")
+            c.execute_command("INV.CREATE", "item", 10)
+            c.execute_command("INV.RESERVE", "item", "h1", 2, 600000, "OWNER", "alice")
+            c.execute_command("INV.RESERVE", "item", "h2", 1, 600000)
+            c.execute_command("INV.COMMIT", "item", "h1")
+            c.execute_command("INV.RELEASE", "item", "h2")
+            c.execute_command("INV.RESTOCK", "item", 5)
+            c.rpush("after", "a", "b")
+        finally:
+            s.stop()
+        with Server("redis") as r:
+            stream, text = translate_and_pipe(check, d, r)
+            internal = stream.count(b"\r\nHOTKV.EFFECT\r\n")
+            assert internal == 6, (internal, stream)
+            assert "errors: %d," % internal in text, text
+            rc = r.client()
+            assert rc.get("before") == "1"
+            assert rc.lrange("after", 0, -1) == ["a", "b"]
+            assert rc.exists("item") == 0
 
 
 if __name__ == "__main__":
