@@ -114,6 +114,7 @@ const Table& command_table() {
     register_hyperloglog(t);
     register_sort(t);
     register_dump(t);
+    register_replication(t);
     return t;
   }();
   return table;

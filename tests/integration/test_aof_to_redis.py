@@ -296,6 +296,11 @@ def redis_fed_the_log_as_commands_holds_the_same_data(t, srv):
         assert len(hot) > 100, len(hot)
         assert any(db == 5 for db, _ in hot), "SWAPDB's keys are missing"
         compare(hot, red)
+        # A HotKV fed the same stream (as a HotKV replica would be) holds the same data too.
+        with t.server() as replica:
+            _, text = translate_and_pipe(check, d, replica)
+            assert "errors: 0," in text, text
+            compare(hot, snapshot(replica))
 
 
 def translate_and_pipe(check, d, r):
@@ -337,6 +342,55 @@ def inventory_items_reach_redis_as_refused_internal_commands(t, srv):
             assert rc.get("before") == "1"
             assert rc.lrange("after", 0, -1) == ["a", "b"]
             assert rc.exists("item") == 0
+
+
+def item_state(c, key):
+    """INV.GET and each hold's INV.HOLD fields, but ttl_ms (which moves with the clock;
+    expires_at is compared)."""
+    holds = {}
+    for h in ("h1", "h2", "h3"):
+        fields = c.execute_command("INV.HOLD", key, h)
+        holds[h] = {k: v for k, v in zip(fields[::2], fields[1::2]) if k != "ttl_ms"}
+    return c.execute_command("INV.GET", key), holds
+
+
+@case
+@hotkv_only("a HotKV replica applies HOTKV.EFFECT")
+def hotkv_fed_the_log_as_commands_holds_the_same_items(t, srv):
+    """The same stream piped into a fresh HotKV applies HOTKV.EFFECT as replay does: the items
+    and their holds match a HotKV restarted from the log."""
+    check = os.path.join(os.path.dirname(t.binary), "hotkv-check-aof")
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("always")).start()
+        try:
+            c = s.client()
+            c.set("plain", "1")
+            c.execute_command("INV.CREATE", "item", 10, "MAXPEROWNER", 5)
+            c.execute_command("INV.RESERVE", "item", "h1", 2, 600000, "OWNER", "alice")
+            c.execute_command("INV.RESERVE", "item", "h2", 1, 600000)
+            c.execute_command("INV.RESERVE", "item", "h3", 3, 600000, "OWNER", "bob")
+            c.execute_command("INV.COMMIT", "item", "h1")
+            c.execute_command("INV.RELEASE", "item", "h2")
+            c.execute_command("INV.EXTEND", "item", "h3", 900000)
+            c.execute_command("INV.RESTOCK", "item", 5)
+            c.copy("item", "item-copy")
+        finally:
+            s.stop()
+        with t.server() as replica:
+            stream, text = translate_and_pipe(check, d, replica)
+            assert "errors: 0," in text, text
+            s2 = t.server(extra_args=d.args("always")).start()
+            try:
+                rc, hc = replica.client(), s2.client()
+                assert rc.get("plain") == "1"
+                for key in ("item", "item-copy"):
+                    got, want = item_state(rc, key), item_state(hc, key)
+                    assert got == want, (key, got, want)
+            finally:
+                s2.stop()
+            with replica.raw() as raw:
+                r = raw.call("EVAL", "return redis.call('HOTKV.EFFECT', 'x', '68', '1')", 0)
+                assert "not allowed from script" in str(r), r
 
 
 if __name__ == "__main__":
