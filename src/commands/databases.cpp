@@ -2,6 +2,8 @@
 // connection.cpp). Every shard keeps one keyspace per database (Shard::keyspace(db)); a key
 // stays on its shard whatever its database, so MOVE never crosses threads, and the
 // whole-database commands run with every shard parked (kAllShards) like FLUSHALL always did.
+#include <vector>
+
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
@@ -42,10 +44,17 @@ bool flush_args_or_reply(CommandContext& ctx) {
 }
 
 // Empties database `db` on shard `s`: watchers of keys that existed are told (as Redis, not
-// those of keys that were not there), then the effect is logged.
-void flush_db(CommandContext& ctx, Shard& s, uint32_t db) {
+// those of keys that were not there), then the effect is logged -- by every shard when any of
+// them held keys in it (`log_empty`), so the flush is one cross-shard operation with a part in
+// every shard's log: whoever merges the shard logs into one command stream (a replica,
+// hotkv-check-aof --resp) sees where it falls in each shard's writes, and its single FLUSHDB
+// cannot wipe a key a shard without a part wrote after it.
+void flush_db(CommandContext& ctx, Shard& s, uint32_t db, bool log_empty) {
   Keyspace& ks = s.keyspace(db);
   if (ks.size() == 0) {
+    if (log_empty) {
+      ctx.log_flush(s, db);
+    }
     return;
   }
   int64_t now = ctx.now_ms;
@@ -53,6 +62,13 @@ void flush_db(CommandContext& ctx, Shard& s, uint32_t db) {
       db, [&ks, now](std::string_view key) { return ks.find(key, now) != nullptr; });
   ks.clear();
   ctx.log_flush(s, db);
+}
+
+// Whether any shard holds a key (live or not yet reclaimed) in database `db`.
+bool any_keys(CommandContext& ctx, uint32_t db) {
+  bool any = false;
+  for_each_visible_shard(ctx, [&](Shard& s) { any = any || s.keyspace(db).size() != 0; });
+  return any;
 }
 
 void cmd_dbsize(CommandContext& ctx) {
@@ -75,7 +91,8 @@ void cmd_flushdb(CommandContext& ctx) {
   if (!flush_args_or_reply(ctx)) {
     return;
   }
-  for_each_visible_shard(ctx, [&ctx](Shard& s) { flush_db(ctx, s, ctx.db_index); });
+  bool log_empty = any_keys(ctx, ctx.db_index);
+  for_each_visible_shard(ctx, [&](Shard& s) { flush_db(ctx, s, ctx.db_index, log_empty); });
   tell_trackers_flushed(ctx);
   ctx.reply.ok();
 }
@@ -84,9 +101,13 @@ void cmd_flushall(CommandContext& ctx) {
   if (!flush_args_or_reply(ctx)) {
     return;
   }
-  for_each_visible_shard(ctx, [&ctx](Shard& s) {
+  std::vector<bool> log_empty(ctx.shard.db_count());
+  for (uint32_t db = 0; db < log_empty.size(); ++db) {
+    log_empty[db] = any_keys(ctx, db);
+  }
+  for_each_visible_shard(ctx, [&](Shard& s) {
     for (uint32_t db = 0; db < s.db_count(); ++db) {
-      flush_db(ctx, s, db);
+      flush_db(ctx, s, db, log_empty[db]);
     }
   });
   tell_trackers_flushed(ctx);

@@ -115,6 +115,7 @@ const Table& command_table() {
     register_replication(t);
     register_sort(t);
     register_dump(t);
+    register_effect_apply(t);
     return t;
   }();
   return table;

@@ -38,6 +38,9 @@ struct HashSetOp {
     out.pairs = out.decoded;
     return true;
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("HSET").arg(e.key).args(pairs);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     Value* v = ks.find(key, ctx.now_ms);
     if (v == nullptr) {
@@ -73,6 +76,9 @@ struct HashDelOp {
     out.fields = out.decoded;
     return true;
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("HDEL").arg(e.key).args(fields);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (Hash* h = existing_hash(ks, key, ctx.now_ms)) {
       for (std::string_view f : fields) {
@@ -92,6 +98,8 @@ struct HashConvertOp {
 
   void encode(OpWriter&) const {}
   static bool decode(OpReader&, HashConvertOp&) { return true; }
+  // An encoding only: Redis picks a hash's encoding by its own limits.
+  void to_commands(const Effect&, CommandSink&) const {}
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (Hash* h = existing_hash(ks, key, ctx.now_ms)) {
       h->convert_to_hashtable();

@@ -1,10 +1,12 @@
 // Inventory effects in the append-only log (op codes 64..127 in op_effects.hpp): one typed
-// struct per op code, registered in inventory_effects(); encode_inventory writes the effects that rebuild a whole item
-// (the rewrite's snapshot, COPY and RENAME). Effects carry what happened -- the hold id, the
-// quantity, absolute deadlines, the state a hold ended in -- so replay never re-runs a reserve:
-// no availability check, no owner limit, no clock. Replay also schedules every deadline it
-// restores on the keyspace's hold wheel; holds whose deadline passed while the server was down
-// are expired by the wheel once loading is over (that expiry is logged like any other).
+// struct per op code, registered in inventory_effects(); encode_inventory writes the effects that
+// rebuild a whole item (the rewrite's snapshot, COPY and RENAME). A replica receives every op as
+// the internal HOTKV.EFFECT command (effect_commands.hpp): Redis has nothing that holds an item.
+// Effects carry what happened -- the hold id, the quantity, absolute deadlines, the state a hold
+// ended in -- so replay never re-runs a reserve: no availability check, no owner limit, no clock.
+// Replay also schedules every deadline it restores on the keyspace's hold wheel; holds whose
+// deadline passed while the server was down are expired by the wheel once loading is over (that
+// expiry is logged like any other).
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +38,8 @@ Inventory* existing_item(Keyspace& ks, std::string_view key, int64_t now_ms) {
 // before MAXEVENTS, with six arguments, read the same.
 struct InvCreateOp {
   static constexpr OpCode kCode = OpCode::kInvCreate;
+  // No Redis command holds an item: HOTKV.EFFECT, which a HotKV replica applies.
+  void to_commands(const Effect& e, CommandSink& out) const { internal_effect_command(e, out); }
   int64_t total = 0;
   int64_t sold = 0;
   bool sold_out = false;
@@ -86,6 +90,8 @@ struct InvCreateOp {
 template <OpCode Code>
 struct InvHoldOp {
   static constexpr OpCode kCode = Code;
+  // No Redis command holds an item: HOTKV.EFFECT, which a HotKV replica applies.
+  void to_commands(const Effect& e, CommandSink& out) const { internal_effect_command(e, out); }
   static constexpr bool kRestore = Code == OpCode::kInvRestoreHold;
   std::string_view id;
   Hold hold;
@@ -138,6 +144,8 @@ struct InvHoldOp {
 // [hold, state, settled_ms, purge_ms]: a commit, release or expiry.
 struct InvSettleOp {
   static constexpr OpCode kCode = OpCode::kInvSettle;
+  // No Redis command holds an item: HOTKV.EFFECT, which a HotKV replica applies.
+  void to_commands(const Effect& e, CommandSink& out) const { internal_effect_command(e, out); }
   std::string_view id;
   HoldState state = HoldState::kHeld;
   int64_t settled_ms = 0;
@@ -173,6 +181,8 @@ struct InvSettleOp {
 // [hold, expires_ms]: INV.EXTEND.
 struct InvExtendOp {
   static constexpr OpCode kCode = OpCode::kInvExtend;
+  // No Redis command holds an item: HOTKV.EFFECT, which a HotKV replica applies.
+  void to_commands(const Effect& e, CommandSink& out) const { internal_effect_command(e, out); }
   std::string_view id;
   int64_t expires_ms = 0;
 
@@ -200,6 +210,8 @@ struct InvExtendOp {
 // [total]: a restock (available moves with it).
 struct InvSetTotalOp {
   static constexpr OpCode kCode = OpCode::kInvSetTotal;
+  // No Redis command holds an item: HOTKV.EFFECT, which a HotKV replica applies.
+  void to_commands(const Effect& e, CommandSink& out) const { internal_effect_command(e, out); }
   int64_t total = 0;
 
   void encode(OpWriter& w) const { w.integer(total); }
@@ -222,6 +234,8 @@ struct InvSetTotalOp {
 // [owner, units]: what the owner's committed holds took (items with MAXPEROWNER).
 struct InvOwnerBoughtOp {
   static constexpr OpCode kCode = OpCode::kInvOwnerBought;
+  // No Redis command holds an item: HOTKV.EFFECT, which a HotKV replica applies.
+  void to_commands(const Effect& e, CommandSink& out) const { internal_effect_command(e, out); }
   std::string_view owner;
   int64_t units = 0;
 

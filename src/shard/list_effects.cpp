@@ -51,6 +51,9 @@ struct ListPushOp {
     out.elements = out.decoded;
     return true;
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin(Code == OpCode::kListPushFront ? "LPUSH" : "RPUSH").arg(e.key).args(elements);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     Value* v = ks.find(key, ctx.now_ms);
     if (v == nullptr) {
@@ -78,6 +81,9 @@ struct ListPopOp {
 
   void encode(OpWriter& w) const { w.integer(count); }
   static bool decode(OpReader& r, ListPopOp& out) { return r.integer(out.count); }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin(Code == OpCode::kListPopFront ? "LPOP" : "RPOP").arg(e.key).arg(count);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     List* l = existing_list(ks, key, ctx.now_ms);
     if (l == nullptr) {
@@ -106,6 +112,9 @@ struct ListSetOp {
   static bool decode(OpReader& r, ListSetOp& out) {
     return r.integer(out.index) && r.str(out.element);
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("LSET").arg(e.key).arg(index).arg(element);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     List* l = existing_list(ks, key, ctx.now_ms);
     if (l != nullptr && index >= 0 && static_cast<size_t>(index) < l->size()) {
@@ -132,6 +141,9 @@ struct ListInsertOp {
     return out.after || where == "BEFORE" ||
            r.fail("bad LINSERT position '" + std::string(where) + "'");
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("LINSERT").arg(e.key).arg(after ? "AFTER" : "BEFORE").arg(pivot).arg(element);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (List* l = existing_list(ks, key, ctx.now_ms)) {
       list_insert_at_pivot(*l, after, pivot, element);
@@ -149,6 +161,9 @@ struct ListRemOp {
   void encode(OpWriter& w) const { w.integer(count).str(element); }
   static bool decode(OpReader& r, ListRemOp& out) {
     return r.integer(out.count) && r.str(out.element);
+  }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("LREM").arg(e.key).arg(count).arg(element);
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (List* l = existing_list(ks, key, ctx.now_ms)) {
@@ -168,6 +183,15 @@ struct ListTrimOp {
   void encode(OpWriter& w) const { w.integer(start).integer(stop); }
   static bool decode(OpReader& r, ListTrimOp& out) {
     return r.integer(out.start) && r.integer(out.stop);
+  }
+  // A range that keeps nothing deletes the key, as apply does; a negative start would count
+  // from the tail on Redis, so it is never sent as a range.
+  void to_commands(const Effect& e, CommandSink& out) const {
+    if (start < 0 || stop < start) {
+      out.begin("DEL").arg(e.key);
+    } else {
+      out.begin("LTRIM").arg(e.key).arg(start).arg(stop);
+    }
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     List* l = existing_list(ks, key, ctx.now_ms);

@@ -50,6 +50,9 @@ struct SetCreateOp {
     }
     return true;
   }
+  // Redis keeps no empty set and picks the encoding by its own limits; the kSetAdd that
+  // always follows in the same record creates the set there.
+  void to_commands(const Effect&, CommandSink&) const {}
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     set_or_create(ks, key, ctx.now_ms, encoding);
     return true;
@@ -73,6 +76,9 @@ struct SetAddOp {
     }
     out.members = out.decoded;
     return true;
+  }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("SADD").arg(e.key).args(members);
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (Set* s = set_or_create(ks, key, ctx.now_ms, Set::Encoding::kIntset)) {
@@ -101,6 +107,9 @@ struct SetRemOp {
     }
     out.members = out.decoded;
     return true;
+  }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("SREM").arg(e.key).args(members);
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     Set* s = existing_set(ks, key, ctx.now_ms);

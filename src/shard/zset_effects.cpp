@@ -18,6 +18,12 @@
 namespace hotkv {
 namespace {
 
+std::string format_score(double v) {
+  char buf[32];
+  int n = std::snprintf(buf, sizeof buf, "%.17g", v);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 // [score, member, ...]: set each member's final score (creating the sorted set if missing).
 struct ZSetAddOp {
   static constexpr OpCode kCode = OpCode::kZSetAdd;
@@ -44,6 +50,14 @@ struct ZSetAddOp {
       out.decoded.emplace_back(score, member);
     }
     return true;
+  }
+  // Final scores, written again as %.17g (the infinities as "inf"/"-inf", which ZADD reads):
+  // the replica's double is bit for bit HotKV's.
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("ZADD").arg(e.key);
+    for (const auto& [score, member] : decoded) {
+      out.arg(format_score(score)).arg(member);
+    }
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     Value* v = ks.find(key, ctx.now_ms);
@@ -76,6 +90,9 @@ struct ZSetRemOp {
     }
     out.members = out.decoded;
     return true;
+  }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("ZREM").arg(e.key).args(members);
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     Value* v = ks.find(key, ctx.now_ms);

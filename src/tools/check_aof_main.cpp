@@ -4,6 +4,11 @@
 // a damaged file at the damage) so the server can start again. For each file it also prints the
 // range of record sequence numbers (records of the format before them are counted apart) and
 // says if the numbers ever go back, which a healthy log never does.
+//
+// With --resp it instead prints the log as the Redis commands that rebuild its data set
+// (effect_commands.hpp), ready for `redis-cli --pipe`: segments in manifest order, each
+// segment's shard files merged so that every cross-shard operation comes once, where it falls
+// in every shard's writes.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,9 +24,79 @@
 
 #include "hotkv/persist/manifest.hpp"
 #include "hotkv/persist/record.hpp"
+#include "hotkv/shard/effect_commands.hpp"
 #include "hotkv/shard/effect_registry.hpp"
 
 namespace {
+
+bool read_whole_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = std::move(ss).str();
+  return true;
+}
+
+// --resp: the data set as commands on stdout. Returns the exit code: 0, 1 if some effect
+// could not be translated or the log is damaged (what could be read is still printed), 2 if
+// a file cannot be read.
+int print_resp(const std::string& dir, const hotkv::Manifest& manifest) {
+  hotkv::CommandStreamState state;
+  std::string out;
+  int rc = 0;
+  uint64_t operations = 0;
+  for (const auto& seg : manifest.segments) {
+    std::vector<std::vector<hotkv::Record>> shards(seg.files.size());
+    for (size_t i = 0; i < seg.files.size(); ++i) {
+      std::string path = dir + "/" + seg.files[i];
+      std::string data;
+      if (!read_whole_file(path, data)) {
+        std::fprintf(stderr, "%s: cannot open\n", path.c_str());
+        return 2;
+      }
+      hotkv::RecordDecoder dec(data);
+      hotkv::Record r;
+      hotkv::DecodeStatus st;
+      while ((st = dec.next(r)) == hotkv::DecodeStatus::kOk) {
+        shards[i].push_back(std::move(r));
+        r = hotkv::Record{};
+      }
+      if (st == hotkv::DecodeStatus::kCorrupt) {
+        std::fprintf(stderr, "%s: damaged at offset %zu (%s): printing what precedes it\n",
+                     path.c_str(), dec.offset(), dec.error().c_str());
+        rc = 1;
+      }
+    }
+    size_t left = hotkv::merge_shard_logs(shards, [&](std::span<const hotkv::Record* const> op) {
+      std::string error;
+      if (!hotkv::operation_to_resp(op, state, out, error)) {
+        std::fprintf(stderr, "record seq %llu: %s: skipped\n",
+                     static_cast<unsigned long long>(op[0]->seq), error.c_str());
+        rc = 1;
+      }
+      ++operations;
+      if (out.size() >= (1u << 20)) {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        out.clear();
+      }
+    });
+    if (left > 0) {
+      // An incomplete cross-shard operation (a crash while writing its parts): never
+      // acknowledged, and replay drops it and what follows it in its files, as here.
+      std::fprintf(stderr,
+                   "segment %llu: %zu record(s) left out: an incomplete cross-shard "
+                   "operation and what its shards logged after it (replay drops them too)\n",
+                   static_cast<unsigned long long>(seg.seq), left);
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  std::fprintf(stderr, "%llu operations\n", static_cast<unsigned long long>(operations));
+  return rc;
+}
 
 // What -v prints for one effect: its kind (an op by its registered name), database, slot, key.
 void print_effect(const hotkv::Effect& e) {
@@ -74,6 +149,9 @@ int main(int argc, char** argv) {
   app.add_flag("--fix", fix, "truncate a torn tail; with --yes also truncate at damage");
   app.add_flag("-y,--yes", yes, "do not ask before truncating at damage");
   app.add_flag("-v,--verbose", verbose, "print every record and its effects");
+  bool resp = false;
+  app.add_flag("--resp", resp,
+               "print the data set as Redis commands (RESP) for redis-cli --pipe, nothing else");
   CLI11_PARSE(app, argc, argv);
 
   hotkv::Manifest manifest;
@@ -82,6 +160,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot read manifest %s/%s: %s\n", dir.c_str(), manifest_name.c_str(),
                  error.empty() ? "no such file" : error.c_str());
     return 2;
+  }
+  if (resp) {
+    return print_resp(dir, manifest);
   }
   std::map<uint64_t, std::pair<uint32_t, uint32_t>> txns;  // id -> (seen, needed)
   std::vector<FileReport> reports;

@@ -28,6 +28,7 @@ void register_geo(Table& t);        // GEOADD, GEOSEARCH, ... (sorted sets score
 void register_lists(Table& t);      // lists, their moves and blocking pops
 void register_bitmaps(Table& t);    // SETBIT, BITCOUNT, BITOP, BITFIELD, ... and LCS
 void register_sort(Table& t);       // SORT, SORT_RO
+void register_effect_apply(Table& t);  // HOTKV.EFFECT: effects a replica applies
 void register_dump(Table& t);       // DUMP, RESTORE
 void register_hyperloglog(Table& t);  // PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST
 

@@ -18,6 +18,8 @@
 
 namespace hotkv {
 
+class CommandSink;
+
 // What replay hands every op: the load's clock and the encoding limits configured at start-up
 // (hashes and sets that grow during replay convert by them, as Redis re-encodes what it loads).
 struct ReplayContext {
@@ -35,10 +37,17 @@ using ApplyOpFn = bool (*)(Keyspace& ks, const Effect& e, const ReplayContext& c
 using EncodeValueFn = void (*)(RecordEncoder& enc, std::string_view key, const Value& v,
                                const std::function<void()>& checkpoint);
 
+// Appends to `out` the Redis commands that give a Redis server the state this kOp effect
+// gives HotKV (effect_commands.hpp; docs/replication.md has the table). Returns false with
+// `error` set if the effect's arguments are malformed. Any thread.
+using ToCommandsFn = bool (*)(const Effect& e, CommandSink& out, std::string& error);
+
 struct EffectOp {
   uint16_t code = 0;
   std::string_view name;  // "family.op", as hotkv-check-aof --verbose prints it
   ApplyOpFn apply = nullptr;
+  // nullptr for the ops whose translation lives apart (streams: stream_commands.cpp).
+  ToCommandsFn to_commands = nullptr;
 };
 
 struct EffectFamily {

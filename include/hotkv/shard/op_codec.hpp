@@ -4,7 +4,9 @@
 // ReplayContext, error)`. OpWriter streams the fields straight into the open record (no
 // argument list, no allocation); OpReader reads them back from a decoded effect, the first
 // failure becoming the error text. apply_typed<T> is what the registry (effect_registry.hpp)
-// calls for such an op: decode, check that nothing is left over, apply.
+// calls for such an op: decode, check that nothing is left over, apply. Each struct also has
+// `to_commands(const Effect&, CommandSink&) const`: the Redis commands giving a Redis server
+// the same state (effect_commands.hpp), which commands_typed<T> calls after the same decode.
 //
 // On disk the fields are the op's arguments (u32 length | bytes each), integers as decimal
 // text and stream ids as "ms-seq": the same bytes the logs before typed effects held, so one
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "hotkv/persist/record.hpp"
+#include "hotkv/shard/effect_commands.hpp"
 #include "hotkv/shard/effect_registry.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/stream.hpp"
@@ -161,10 +164,28 @@ bool apply_typed(Keyspace& ks, const Effect& e, const ReplayContext& ctx, std::s
   return op.apply(ks, e.key, ctx, error);
 }
 
-// A registry entry for typed op T.
+// The registry's to_commands for a typed op T: decode (so malformed arguments are refused as
+// replay would), then T::to_commands(effect, sink) appends the Redis commands.
+template <class T>
+bool commands_typed(const Effect& e, CommandSink& out, std::string& error) {
+  OpReader r(e, error);
+  T op;
+  if (!T::decode(r, op) || !r.finish()) {
+    return false;
+  }
+  op.to_commands(e, out);
+  return true;
+}
+
+// A registry entry for typed op T. An op without to_commands is translated apart (streams:
+// stream_commands.cpp, by op code).
 template <class T>
 constexpr EffectOp typed_op(std::string_view name) {
-  return EffectOp{static_cast<uint16_t>(T::kCode), name, &apply_typed<T>};
+  if constexpr (requires(const T& op, const Effect& e, CommandSink& s) { op.to_commands(e, s); }) {
+    return EffectOp{static_cast<uint16_t>(T::kCode), name, &apply_typed<T>, &commands_typed<T>};
+  } else {
+    return EffectOp{static_cast<uint16_t>(T::kCode), name, &apply_typed<T>, nullptr};
+  }
 }
 
 }  // namespace hotkv
