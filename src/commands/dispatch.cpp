@@ -200,29 +200,24 @@ bool needs_busy_shard(const CommandSpec& spec, std::span<const std::string_view>
   return false;
 }
 
+}  // namespace
+
 // A read-only replica takes writes only from its master's link; a master with
 // min-replicas-to-write takes them only while enough replicas acknowledge in time.
-bool write_allowed_by_replication(Engine& engine, const ClientSession& session,
-                                  ReplyWriter& reply) {
+const char* replication_write_refusal(Engine& engine, bool from_master_link) {
   Replication& repl = engine.replication();
   if (repl.is_replica()) {
-    if (!session.master_link && engine.config().replica_read_only.load(std::memory_order_relaxed)) {
-      reply.error(err::kReadOnlyReplica);
-      return false;
-    }
-    return true;
+    bool read_only = engine.config().replica_read_only.load(std::memory_order_relaxed);
+    return read_only && !from_master_link ? err::kReadOnlyReplica : nullptr;
   }
   int64_t needed = engine.config().min_replicas_to_write.load(std::memory_order_relaxed);
   int64_t max_lag = engine.config().min_replicas_max_lag.load(std::memory_order_relaxed);
   if (needed > 0 && max_lag > 0 &&
       repl.good_replicas(engine.now_ms(), max_lag) < static_cast<size_t>(needed)) {
-    reply.error(err::kNoReplicas);
-    return false;
+    return err::kNoReplicas;
   }
-  return true;
+  return nullptr;
 }
-
-}  // namespace
 
 const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
                                  const ClientSession& session, Engine& engine,
@@ -266,7 +261,8 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
       reply.error(err::misconf_aof(e));
       return nullptr;
     }
-    if (!write_allowed_by_replication(engine, session, reply)) {
+    if (const char* refusal = replication_write_refusal(engine, session.master_link)) {
+      reply.error(refusal);
       return nullptr;
     }
   }

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_values.hpp"
@@ -46,6 +47,13 @@ void run_fcall(CommandContext& ctx, bool read_only) {
   if (read_only && !fn->no_writes) {
     ctx.error(err::kWriteFunctionReadOnly);
     return;
+  }
+  if (!fn->no_writes) {
+    // A function that may write is refused before it runs, as Redis 7 does.
+    if (const char* refusal = replication_write_refusal(ctx.engine, false)) {
+      ctx.error(refusal);
+      return;
+    }
   }
   auto keys = ctx.argv.subspan(3, n);
   auto args = ctx.argv.subspan(3 + n);

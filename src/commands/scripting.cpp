@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "hotkv/commands/context.hpp"
+#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_values.hpp"
@@ -47,6 +48,13 @@ void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
     script = store.add(ctx.arg(1), error);
     if (!script) {
       ctx.error(error);
+      return;
+    }
+  }
+  // A script that declared flags and may write is refused before it runs, as Redis 7 does.
+  if (script->has_shebang && !script->no_writes && !read_only) {
+    if (const char* refusal = replication_write_refusal(ctx.engine, false)) {
+      ctx.error(refusal);
       return;
     }
   }

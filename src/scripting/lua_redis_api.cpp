@@ -271,6 +271,13 @@ int run_command(lua_State* L, LuaVm& vm) {
     push_error_table(L, err::kCallWriteReadOnly);
     return 1;
   }
+  if ((spec->flags & kWrite) != 0) {
+    // A script without flags finds out at its first write, as in Redis.
+    if (const char* refusal = replication_write_refusal(ctx.engine, false)) {
+      push_error_table(L, refusal);
+      return 1;
+    }
+  }
   if (needs_every_shard(*spec, argv) && ctx.engine.shard_count() > 1) {
     // KEYS, SCAN, DBSIZE, SORT ... BY weight_*: from now on it runs with every shard
     call->undeclared = true;

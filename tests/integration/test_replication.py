@@ -8,7 +8,9 @@
   replica refuses writes with -READONLY (also inside MULTI, which then aborts) and still reads;
   replica-read-only no lets them through; REPLICAOF NO ONE promotes it, and the old id becomes
   replid2 with second_repl_offset = offset + 1. SLAVEOF is the same command.
-- min-replicas-to-write with no replica: writes get -NOREPLICAS, reads still work.
+- min-replicas-to-write with no replica: writes get -NOREPLICAS, reads still work; a script
+  that declared flags and may write is refused before it runs, one without flags at its first
+  write, a no-writes script runs.
 - CONFIG GET/SET of the replication settings, their slave-* aliases and Redis's refusals.
 - CONFIG REWRITE writes `replicaof host port` into the config file, and a restart from that
   file comes back as a replica of the same master; without a config file it is refused.
@@ -129,6 +131,16 @@ def min_replicas_to_write_refuses_without_replicas(t, srv):
             assert c.call("GET", "k") == "v"
             names, f = info_fields(c)
             assert f["min_slaves_good_slaves"] == "0", f
+            # Scripts: one declared read-only runs; one that declared flags and may write is
+            # refused before it runs; one without flags is refused at its first write.
+            assert c.call("EVAL", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])",
+                          "1", "k") == "v"
+            assert c.call("EVAL", "return redis.call('get', KEYS[1])", "1", "k") == "v"
+            expect_error(c.call("EVAL", "#!lua\nreturn redis.call('get', KEYS[1])", "1", "k"),
+                         "NOREPLICAS Not enough good replicas to write.")
+            r = c.call("EVAL", "return redis.call('set', KEYS[1], 'x')", "1", "k")
+            assert isinstance(r, RespError) and str(r).startswith("NOREPLICAS "), r
+            assert c.call("GET", "k") == "v"
         finally:
             assert c.call("CONFIG", "SET", "min-slaves-to-write", "0") == "OK"
         assert c.call("SET", "k", "w") == "OK"

@@ -34,6 +34,11 @@ struct Route {
   bool keyed = false;
 };
 
+// Whether replication forbids a write now: a read-only replica's error (unless the write comes
+// from its master's link) or a master's -NOREPLICAS while too few replicas acknowledge in time
+// (min-replicas-to-write). nullptr when the write may go ahead. Any thread.
+const char* replication_write_refusal(Engine& engine, bool from_master_link);
+
 // Looks the command up and checks, in Redis 7's order, that it and its subcommand exist, its
 // arity, authentication, a busy script, loading, the RESP2 subscribed context and a broken
 // log. On failure writes the error reply (Redis's texts) and returns nullptr; the caller
