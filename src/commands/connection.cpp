@@ -1,6 +1,7 @@
 // Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT. They run on the
 // client's own thread (flag kConnection) because they read or change its session.
 #include <algorithm>
+#include <optional>
 
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/context.hpp"
@@ -215,8 +216,33 @@ std::string command_name_of(const ClientInfo& info, const Table& table) {
   return name;
 }
 
+// CLIENT LIST/KILL TYPE: Redis's client classes ("slave" is REPLICA's old name).
+enum class ClientKind { kNormal, kMaster, kReplica, kPubSub };
+
+std::optional<ClientKind> parse_client_kind(std::string_view t) {
+  if (strcasecmp_view(t, "NORMAL")) {
+    return ClientKind::kNormal;
+  }
+  if (strcasecmp_view(t, "MASTER")) {
+    return ClientKind::kMaster;
+  }
+  if (strcasecmp_view(t, "REPLICA") || strcasecmp_view(t, "SLAVE")) {
+    return ClientKind::kReplica;
+  }
+  if (strcasecmp_view(t, "PUBSUB")) {
+    return ClientKind::kPubSub;
+  }
+  return std::nullopt;
+}
+
+// No connection is a replication link yet, so a client is a subscriber or a normal one.
+ClientKind kind_of(const ClientInfo& info) {
+  return info.subscribed() ? ClientKind::kPubSub : ClientKind::kNormal;
+}
+
 void client_list(CommandContext& ctx) {
   std::vector<uint64_t> ids;
+  std::optional<ClientKind> kind;
   for (size_t i = 2; i < ctx.argc(); ++i) {
     if (strcasecmp_view(ctx.arg(i), "ID")) {
       for (++i; i < ctx.argc(); ++i) {
@@ -229,13 +255,9 @@ void client_list(CommandContext& ctx) {
       }
     } else if (strcasecmp_view(ctx.arg(i), "TYPE") && i + 1 < ctx.argc()) {
       std::string_view t = ctx.arg(++i);
-      if (!strcasecmp_view(t, "NORMAL") && !strcasecmp_view(t, "MASTER") &&
-          !strcasecmp_view(t, "REPLICA") && !strcasecmp_view(t, "PUBSUB")) {
+      kind = parse_client_kind(t);
+      if (!kind) {
         ctx.error(err::unknown_client_type(t));
-        return;
-      }
-      if (!strcasecmp_view(t, "NORMAL")) {
-        ctx.reply.verbatim("");
         return;
       }
     } else {
@@ -246,6 +268,9 @@ void client_list(CommandContext& ctx) {
   std::string out;
   for (const auto& info : ctx.engine.clients().snapshot()) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), info->id) == ids.end()) {
+      continue;
+    }
+    if (kind && kind_of(*info) != *kind) {
       continue;
     }
     out += ctx.engine.clients().describe(*info, ctx.now_ms,
@@ -291,6 +316,7 @@ void client_kill(CommandContext& ctx) {
   std::string addr;
   std::string laddr;
   uint64_t id = 0;
+  std::optional<ClientKind> kind;
   bool skipme = true;
   int64_t maxage = 0;
   std::string user;
@@ -335,13 +361,9 @@ void client_kill(CommandContext& ctx) {
         }
         maxage = *v;
       } else if (strcasecmp_view(opt, "TYPE")) {
-        if (!strcasecmp_view(val, "NORMAL") && !strcasecmp_view(val, "MASTER") &&
-            !strcasecmp_view(val, "REPLICA") && !strcasecmp_view(val, "PUBSUB")) {
+        kind = parse_client_kind(val);
+        if (!kind) {
           ctx.error(err::unknown_client_type(val));
-          return;
-        }
-        if (!strcasecmp_view(val, "NORMAL")) {
-          ctx.reply.integer(0);
           return;
         }
       } else {
@@ -365,6 +387,9 @@ void client_kill(CommandContext& ctx) {
       continue;
     }
     if (maxage > 0 && (ctx.now_ms - info->created_ms) / 1000 < maxage) {
+      continue;
+    }
+    if (kind && kind_of(*info) != *kind) {
       continue;
     }
     if (info->id == ctx.session->info->id) {

@@ -6,6 +6,17 @@
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {
+namespace {
+
+// What CLIENT LIST and CLIENT KILL TYPE pubsub read from other threads.
+void publish_counts(ClientSession& s) {
+  if (s.info) {
+    s.info->channels.store(static_cast<uint32_t>(s.channels.size()), std::memory_order_relaxed);
+    s.info->patterns.store(static_cast<uint32_t>(s.patterns.size()), std::memory_order_relaxed);
+  }
+}
+
+}  // namespace
 
 bool subscribe_channel(Engine& engine, ClientSession& s, const std::string& name, bool pattern) {
   auto& set = pattern ? s.patterns : s.channels;
@@ -14,6 +25,7 @@ bool subscribe_channel(Engine& engine, ClientSession& s, const std::string& name
   }
   bool first = s.subscriptions() == 0;
   set.insert(name);
+  publish_counts(s);
   if (pattern) {
     engine.pubsub().psubscribe(name, s.pubsub);
   } else {
@@ -32,6 +44,7 @@ bool unsubscribe_channel(Engine& engine, ClientSession& s, const std::string& na
     return false;
   }
   set.erase(it);
+  publish_counts(s);
   if (pattern) {
     engine.pubsub().punsubscribe(name, s.pubsub->id);
   } else {

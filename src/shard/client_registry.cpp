@@ -72,6 +72,9 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   // Redis's letters, in its order: t tracking, R broken redirect, B broadcast, e no-evict.
   uint32_t tracking = info.tracking.load(std::memory_order_relaxed);
   std::string flags;
+  if (info.subscribed()) {
+    flags += 'P';
+  }
   if ((tracking & kTrackingOn) != 0) {
     flags += 't';
     if ((tracking & kTrackingBrokenRedirect) != 0) {
@@ -93,12 +96,13 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   int64_t age = (now_ms - info.created_ms) / 1000;
   int64_t idle = (now_ms - info.last_interaction_ms.load(std::memory_order_relaxed)) / 1000;
   return fmt::format(
-      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub=0 psub=0 ssub=0 "
+      "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 "
       "multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
       "tot-mem=0 events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={} "
       "thread={}",
       info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle, flags,
-      info.db.load(std::memory_order_relaxed), info.query_buffer.load(std::memory_order_relaxed),
+      info.db.load(std::memory_order_relaxed), info.channels.load(std::memory_order_relaxed),
+      info.patterns.load(std::memory_order_relaxed), info.query_buffer.load(std::memory_order_relaxed),
       info.output_buffer.load(std::memory_order_relaxed), cmd_name, redir,
       info.resp.load(std::memory_order_relaxed), lib_name, lib_ver,
       info.shard.load(std::memory_order_relaxed));

@@ -618,6 +618,34 @@ def info_sections(t, srv):
 
 
 @case
+def client_kill_and_list_by_type(t, srv):
+    """CLIENT LIST/KILL TYPE pubsub|normal (slave = replica), SKIPME, and sub=/psub= counts."""
+    with srv.raw() as me, srv.raw() as sub, srv.raw() as plain:
+        my_id = me.call("CLIENT", "ID")
+        sub_id = sub.call("CLIENT", "ID")
+        plain_id = plain.call("CLIENT", "ID")
+        sub.call("SUBSCRIBE", "a", "b")
+        sub.read_reply()  # the second channel's confirmation
+        sub.call("PSUBSCRIBE", "c*")
+        listed = me.call("CLIENT", "LIST", "TYPE", "pubsub")
+        assert "id=%d " % sub_id in listed and "id=%d " % plain_id not in listed, listed
+        line = next(ln for ln in listed.splitlines() if ln.startswith("id=%d " % sub_id))
+        assert " sub=2 psub=1 " in line and " flags=P " in line, line
+        normal = me.call("CLIENT", "LIST", "TYPE", "normal")
+        assert "id=%d " % plain_id in normal and "id=%d " % sub_id not in normal, normal
+        assert me.call("CLIENT", "LIST", "TYPE", "slave") == ""
+        expect_error(me.call("CLIENT", "KILL", "TYPE", "nosuch"),
+                     "ERR Unknown client type 'nosuch'")
+        assert me.call("CLIENT", "KILL", "TYPE", "replica") == 0
+        assert me.call("CLIENT", "KILL", "TYPE", "pubsub") == 1
+        sub.wait_closed()
+        # TYPE normal skips the caller by default (SKIPME yes) and takes the others.
+        assert me.call("CLIENT", "KILL", "TYPE", "normal") >= 1
+        plain.wait_closed()
+        assert me.call("CLIENT", "ID") == my_id
+
+
+@case
 def command_introspection(t, srv):
     """COMMAND COUNT/DOCS/INFO/GETKEYS."""
     with srv.raw() as c:

@@ -37,6 +37,12 @@ struct ClientInfo {
   // the timeout reply). Meaningful while `blocked` is set.
   std::function<void(bool error)> unblock;
   std::atomic<bool> blocked{false};
+  // Channels and patterns subscribed to (CLIENT LIST sub= psub=, CLIENT KILL TYPE pubsub).
+  std::atomic<uint32_t> channels{0};
+  std::atomic<uint32_t> patterns{0};
+  bool subscribed() const {
+    return channels.load(std::memory_order_relaxed) + patterns.load(std::memory_order_relaxed) > 0;
+  }
   // Client-side caching (CLIENT TRACKING): TrackingFlag bits and the REDIRECT client (0:
   // none). Written by the client's own thread, read by any thread that invalidates keys.
   std::atomic<uint32_t> tracking{0};
