@@ -49,9 +49,6 @@ bool effect_to_commands(const Effect& e, CommandSink& out, std::string& error) {
       const EffectOp* op = find_effect_op(e.op);
       auto fn = op != nullptr ? op->to_commands : nullptr;
       if (fn == nullptr) {
-        fn = stream_to_commands(e.op);
-      }
-      if (fn == nullptr) {
         error = "no command for op code " + std::to_string(e.op);
         return false;
       }

@@ -245,10 +245,6 @@ size_t Replication::replicas_acked(uint64_t offset) const {
   }));
 }
 
-}  // namespace hotkv
-
-namespace hotkv {
-
 size_t Replication::good_replicas(int64_t now_ms, int64_t max_lag_s) const {
   std::lock_guard lock(mu_);
   return static_cast<size_t>(std::count_if(replicas_.begin(), replicas_.end(), [&](const ReplicaPeer& p) {

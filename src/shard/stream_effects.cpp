@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "hotkv/shard/effect_commands.hpp"
 #include "hotkv/shard/effect_registry.hpp"
 #include "hotkv/shard/op_codec.hpp"
 #include "hotkv/shard/op_effects.hpp"
@@ -17,6 +18,9 @@
 
 namespace hotkv {
 namespace {
+
+// A group name no client picks: creating then destroying it makes an empty stream on Redis.
+constexpr std::string_view kScratchGroup = "__hotkv_create__";
 
 // The stream under key, or nullptr if the key is missing or holds another type.
 Stream* existing_stream(Keyspace& ks, std::string_view key, int64_t now_ms) {
@@ -50,6 +54,12 @@ struct StreamCreateOp {
 
   void encode(OpWriter&) const {}
   static bool decode(OpReader&, StreamCreateOp&) { return true; }
+  // Redis makes an empty stream only through XGROUP CREATE ... MKSTREAM; the scratch group goes
+  // at once. On an existing key both commands change nothing.
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XGROUP").arg("CREATE").arg(e.key).arg(kScratchGroup).arg("$").arg("MKSTREAM");
+    out.begin("XGROUP").arg("DESTROY").arg(e.key).arg(kScratchGroup);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (ks.find(key, ctx.now_ms) == nullptr) {
       ks.put(key, Value::from_stream(std::make_unique<Stream>()));
@@ -81,6 +91,10 @@ struct StreamAddOp {
     }
     out.fields = out.decoded;
     return true;
+  }
+  // XADD with the id HotKV gave the entry.
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XADD").arg(e.key).args(e.args);
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx,
              std::string& error) const {
@@ -119,6 +133,9 @@ struct StreamDeleteOp {
     out.ids = out.decoded;
     return true;
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XDEL").arg(e.key).args(e.args);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
       for (StreamId id : ids) {
@@ -136,6 +153,10 @@ struct StreamTrimBeforeOp {
 
   void encode(OpWriter& w) const { w.id(id); }
   static bool decode(OpReader& r, StreamTrimBeforeOp& out) { return r.id(out.id); }
+  // Whichever trim it was: MAXLEN becomes the MINID it reached.
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XTRIM").arg(e.key).arg("MINID").arg("=").arg(e.args[0]);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
       s->trim_minid(id, false, 0);
@@ -166,6 +187,10 @@ struct StreamSetMetaOp {
     out.entries_added = static_cast<uint64_t>(added);
     return true;
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XSETID").arg(e.key).arg(e.args[0]).arg("ENTRIESADDED").arg(e.args[1]);
+    out.arg("MAXDELETEDID").arg(e.args[2]);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
       s->set_last_id(last_id);
@@ -189,6 +214,10 @@ struct GroupPositionOp {
   static bool decode(OpReader& r, GroupPositionOp& out) {
     return r.str(out.group) && r.id(out.last_delivered_id) && r.integer(out.entries_read);
   }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XGROUP").arg(Code == OpCode::kGroupCreate ? "CREATE" : "SETID").arg(e.key);
+    out.arg(e.args[0]).arg(e.args[1]).arg("ENTRIESREAD").arg(e.args[2]);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     Stream* s = existing_stream(ks, key, ctx.now_ms);
     if (s == nullptr) {
@@ -211,6 +240,9 @@ struct GroupDestroyOp {
 
   void encode(OpWriter& w) const { w.str(group); }
   static bool decode(OpReader& r, GroupDestroyOp& out) { return r.str(out.group); }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XGROUP").arg("DESTROY").arg(e.key).arg(e.args[0]);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (Stream* s = existing_stream(ks, key, ctx.now_ms)) {
       s->destroy_group(group);
@@ -235,6 +267,11 @@ struct ConsumerTouchOp {
     return r.str(out.group) && r.str(out.consumer) && r.integer(out.seen_ms) &&
            r.integer(out.active_ms);
   }
+  // Redis 7.0 cannot be told a consumer's times: it is created (a no-op if it exists) and its
+  // times are the replica's own.
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XGROUP").arg("CREATECONSUMER").arg(e.key).arg(e.args[0]).arg(e.args[1]);
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {
       Consumer& c = g->get_or_create_consumer(consumer, seen_ms);
@@ -254,6 +291,9 @@ struct ConsumerDeleteOp {
   void encode(OpWriter& w) const { w.str(group).str(consumer); }
   static bool decode(OpReader& r, ConsumerDeleteOp& out) {
     return r.str(out.group) && r.str(out.consumer);
+  }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XGROUP").arg("DELCONSUMER").arg(e.key).arg(e.args[0]).arg(e.args[1]);
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {
@@ -301,6 +341,15 @@ struct PelSetOp {
     out.entries = out.decoded;
     return true;
   }
+  // Each pending entry as the XCLAIM Redis propagates for XREADGROUP and XCLAIM: owner,
+  // delivery time and count fixed, FORCE to create it, JUSTID so the count is not bumped again.
+  void to_commands(const Effect& e, CommandSink& out) const {
+    for (size_t i = 3; i < e.args.size(); i += 2) {
+      out.begin("XCLAIM").arg(e.key).arg(e.args[0]).arg(e.args[1]).arg("0").arg(e.args[i]);
+      out.arg("TIME").arg(e.args[2]).arg("RETRYCOUNT").arg(e.args[i + 1]).arg("FORCE");
+      out.arg("JUSTID");
+    }
+  }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {
       Consumer& c = g->get_or_create_consumer(consumer, delivery_ms);
@@ -331,6 +380,9 @@ struct PelAckOp {
     }
     out.ids = out.decoded;
     return true;
+  }
+  void to_commands(const Effect& e, CommandSink& out) const {
+    out.begin("XACK").arg(e.key).args(e.args);
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {
     if (ConsumerGroup* g = existing_group(ks, key, ctx.now_ms, group)) {

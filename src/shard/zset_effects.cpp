@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/op_codec.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/types/zset.hpp"
@@ -17,12 +18,6 @@
 
 namespace hotkv {
 namespace {
-
-std::string format_score(double v) {
-  char buf[32];
-  int n = std::snprintf(buf, sizeof buf, "%.17g", v);
-  return std::string(buf, static_cast<size_t>(n));
-}
 
 // [score, member, ...]: set each member's final score (creating the sorted set if missing).
 struct ZSetAddOp {
@@ -51,12 +46,12 @@ struct ZSetAddOp {
     }
     return true;
   }
-  // Final scores, written again as %.17g (the infinities as "inf"/"-inf", which ZADD reads):
-  // the replica's double is bit for bit HotKV's.
+  // Final scores in Redis's own double text (17 significant digits, "inf"/"-inf", which ZADD
+  // reads): the replica's double is bit for bit HotKV's.
   void to_commands(const Effect& e, CommandSink& out) const {
     out.begin("ZADD").arg(e.key);
     for (const auto& [score, member] : decoded) {
-      out.arg(format_score(score)).arg(member);
+      out.arg(format_double(score)).arg(member);
     }
   }
   bool apply(Keyspace& ks, std::string_view key, const ReplayContext& ctx, std::string&) const {

@@ -5,8 +5,7 @@
 // the final score, an SPOP is the SREM of the members it drew. This is the stream a replica
 // follows and what `hotkv-check-aof --resp` prints; docs/replication.md has the table.
 //
-// Each op family gives its translation beside its op (EffectOp::to_commands); streams, whose
-// ops are not typed structs yet, translate in stream_commands.cpp. Inventory ops have no Redis
+// Each op family gives its translation beside its op (EffectOp::to_commands). Inventory ops have no Redis
 // equivalent and become the internal HOTKV.EFFECT command (kEffectApplyCommand), which a HotKV
 // replica applies through the same registry replay uses and a redis-server refuses.
 #pragma once
@@ -63,8 +62,6 @@ class CommandSink {
 bool effect_to_commands(const Effect& e, CommandSink& out, std::string& error);
 // HOTKV.EFFECT <key> <op> <args...> for `e` (a kOp effect). Any thread.
 void internal_effect_command(const Effect& e, CommandSink& out);
-// The translation of stream op `code` (stream_commands.cpp), or nullptr if not a stream op.
-bool (*stream_to_commands(uint16_t code))(const Effect&, CommandSink&, std::string&);
 
 // What the receiving connection has selected, kept by the caller from one operation to the
 // next so SELECT is sent only when the database changes. -1: unknown (the first command that

@@ -46,7 +46,7 @@ struct EffectOp {
   uint16_t code = 0;
   std::string_view name;  // "family.op", as hotkv-check-aof --verbose prints it
   ApplyOpFn apply = nullptr;
-  // nullptr for the ops whose translation lives apart (streams: stream_commands.cpp).
+  // The Redis commands giving a Redis server the same state (effect_commands.hpp).
   ToCommandsFn to_commands = nullptr;
 };
 

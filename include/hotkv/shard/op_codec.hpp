@@ -177,15 +177,10 @@ bool commands_typed(const Effect& e, CommandSink& out, std::string& error) {
   return true;
 }
 
-// A registry entry for typed op T. An op without to_commands is translated apart (streams:
-// stream_commands.cpp, by op code).
+// A registry entry for typed op T.
 template <class T>
 constexpr EffectOp typed_op(std::string_view name) {
-  if constexpr (requires(const T& op, const Effect& e, CommandSink& s) { op.to_commands(e, s); }) {
-    return EffectOp{static_cast<uint16_t>(T::kCode), name, &apply_typed<T>, &commands_typed<T>};
-  } else {
-    return EffectOp{static_cast<uint16_t>(T::kCode), name, &apply_typed<T>, nullptr};
-  }
+  return EffectOp{static_cast<uint16_t>(T::kCode), name, &apply_typed<T>, &commands_typed<T>};
 }
 
 }  // namespace hotkv
