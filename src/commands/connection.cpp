@@ -235,9 +235,15 @@ std::optional<ClientKind> parse_client_kind(std::string_view t) {
   return std::nullopt;
 }
 
-// No connection is a replication link yet, so a client is a subscriber or a normal one.
 ClientKind kind_of(const ClientInfo& info) {
-  return info.subscribed() ? ClientKind::kPubSub : ClientKind::kNormal;
+  switch (info.link.load(std::memory_order_relaxed)) {
+    case ClientInfo::kReplicaLink:
+      return ClientKind::kReplica;
+    case ClientInfo::kMasterLink:
+      return ClientKind::kMaster;
+    default:
+      return info.subscribed() ? ClientKind::kPubSub : ClientKind::kNormal;
+  }
 }
 
 void client_list(CommandContext& ctx) {

@@ -26,6 +26,8 @@ void cmd_replicaof(CommandContext& ctx) {
   Config& config = ctx.engine.config();
   if (strcasecmp_view(ctx.arg(1), "NO") && strcasecmp_view(ctx.arg(2), "ONE")) {
     repl.become_master();
+    // The shards' own writes are the stream again (the master's bytes were, until now).
+    ctx.engine.set_replication_feed_on(repl.backlog_active());
     (void)config.set("replicaof", "", true);  // always valid
     ctx.reply.ok();
     return;
@@ -45,6 +47,8 @@ void cmd_replicaof(CommandContext& ctx) {
     return;
   }
   repl.become_replica(std::string(ctx.arg(1)), port);
+  // From now on this server's replicas get its master's bytes, passed on by the link.
+  ctx.engine.set_replication_feed_on(false);
   (void)config.set("replicaof", std::string(ctx.arg(1)) + " " + std::to_string(port), true);
   ctx.reply.ok();
 }
@@ -182,8 +186,9 @@ void info_replication(Engine& engine, std::string& out) {
 
 void register_replication(Table& t) {
   // clang-format off
-  t.add({"REPLICAOF", 3, kAdmin | kNoScript | kStale | kConnection, no_keys(), cmd_replicaof, "server", "REPLICAOF host port | NO ONE", "Makes the server a replica of another instance, or promotes it to a master."});
-  t.add({"SLAVEOF",   3, kAdmin | kNoScript | kStale | kConnection, no_keys(), cmd_replicaof, "server", "SLAVEOF host port | NO ONE", "Sets a Redis server as a replica of another, or promotes it to being a master (REPLICAOF's old name)."});
+  // With every shard parked (kAllShards), so the feed switches between two commands.
+  t.add({"REPLICAOF", 3, kAdmin | kNoScript | kStale | kConnection | kAllShards, no_keys(), cmd_replicaof, "server", "REPLICAOF host port | NO ONE", "Makes the server a replica of another instance, or promotes it to a master."});
+  t.add({"SLAVEOF",   3, kAdmin | kNoScript | kStale | kConnection | kAllShards, no_keys(), cmd_replicaof, "server", "SLAVEOF host port | NO ONE", "Sets a Redis server as a replica of another, or promotes it to being a master (REPLICAOF's old name)."});
   t.add({"ROLE",      1, kNoScript | kLoading | kStale | kFast, no_keys(), cmd_role, "server", "ROLE", "Returns the replication role."});
   t.add({"REPLCONF", -1, kAdmin | kNoScript | kLoading | kStale | kConnection, no_keys(), cmd_replconf, "server", "REPLCONF [option value ...]", "An internal command for configuring the replication stream."});
   // clang-format on

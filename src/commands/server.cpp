@@ -185,7 +185,8 @@ void info_stats(CommandContext& ctx, std::string& out) {
   out += fmt::format(
       "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\n"
       "instantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\n"
-      "rejected_connections:{}\r\nexpired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
+      "rejected_connections:{}\r\nsync_full:{}\r\nsync_partial_ok:{}\r\nsync_partial_err:{}\r\n"
+      "expired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
       "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
       // No MIGRATE, so no cached sockets: 0 is the truth, and clients poll for it.
       "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\nmigrate_cached_sockets:0\r\n"
@@ -195,7 +196,8 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "cross_thread_messages_per_command:{:.4f}\r\ncross_thread_commands:{}\r\n"
       "connection_migrations:{}\r\n\r\n",
       ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
-      ss.rejected_connections.load(), expired, backlog, hits, misses,
+      ss.rejected_connections.load(), ss.sync_full.load(), ss.sync_partial_ok.load(),
+      ss.sync_partial_err.load(), expired, backlog, hits, misses,
       ctx.engine.pubsub().channels("").size(), ctx.engine.pubsub().numpat(),
       ctx.engine.persistence() != nullptr ? ctx.engine.persistence()->latest_fork_usec() : 0,
       ctx.engine.tracking().total_keys(), ctx.engine.tracking().total_items(),
@@ -414,6 +416,9 @@ void cmd_config(CommandContext& ctx) {
     ctx.engine.errors().reset();
     ss.atomic_operations.store(0);
     ss.connection_migrations.store(0);
+    ss.sync_full.store(0);
+    ss.sync_partial_ok.store(0);
+    ss.sync_partial_err.store(0);
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "REWRITE") && ctx.argc() == 2) {
     if (Status st = ctx.engine.config().rewrite_file(); !st.is_ok()) {

@@ -113,6 +113,7 @@ const Table& command_table() {
     register_bitmaps(t);
     register_hyperloglog(t);
     register_replication(t);
+    register_replication_sync(t);
     register_sort(t);
     register_dump(t);
     register_effect_apply(t);

@@ -105,6 +105,12 @@ void Connection::close() {
   if (blocked_) {
     cancel_block(WakeKind::kCancelled);
   }
+  if (replica_wake_) {
+    replica_wake_->cancel();
+  }
+  if (wait_timer_) {
+    wait_timer_->cancel();
+  }
   std::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
@@ -112,6 +118,10 @@ void Connection::close() {
 
 void Connection::shutdown() {
   shutting_down_ = true;
+  if (replica_wake_) {
+    close();  // a replica's link has nothing to finish
+    return;
+  }
   // A reply still waiting for the end-of-batch write (or a push being written) is written
   // first; write_deferred_reply and the push write close the connection after it.
   if (blocked_ || (reading_ && out_.empty() && !push_sending_)) {
@@ -248,6 +258,13 @@ asio::awaitable<void> Connection::run() {
       held_.clear();
     }
     session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
+    if (session_.replica.sync) {
+      // SYNC/PSYNC answered: from here on this is the replica's link.
+      if (co_await write_output()) {
+        co_await serve_replica();
+      }
+      break;
+    }
     // A connection about to move writes its replies itself: it must leave nothing behind.
     if (keep && migrate_to_ == shard_ && can_defer_reply()) {
       if (!reply_deferred_) {
@@ -665,6 +682,14 @@ asio::awaitable<bool> Connection::process_input() {
       ScopedTrackingCaller as(caller_);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
                       w);
+      if (session_.pending_wait) {
+        // WAIT: the replies before it leave now; its own comes with the acknowledgements.
+        if (!co_await write_output()) {
+          co_return false;
+        }
+        mark = out_.size();
+        out_ += co_await wait_for_replicas();
+      }
     } else if (route.kind == RouteKind::kRemote) {
       // A reply that is suppressed still runs where its keys live, alone.
       add_to_window(route.shard, *spec);

@@ -37,6 +37,11 @@ bool Connection::queue_in_multi(const CommandSpec& spec) {
 
 asio::awaitable<std::string> Connection::exec_transaction() {
   MultiState txn = std::move(session_.multi);
+  session_.running_exec = true;
+  struct ExecDone {
+    ClientSession& s;
+    ~ExecDone() { s.running_exec = false; }
+  } exec_done{session_};
   std::shared_ptr<WatchFlag> watch = std::move(session_.watch);
   clear_transaction(session_);
   int proto = session_.resp;

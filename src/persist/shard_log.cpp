@@ -76,7 +76,7 @@ void ShardLog::end_record(uint64_t txn_id, uint32_t parts) {
   if (!encoder_.is_open()) {
     return;
   }
-  if (encoder_.count() == 0 || fd_.load(std::memory_order_relaxed) < 0) {
+  if (encoder_.count() == 0 || !enabled()) {
     encoder_.abandon();
     return;
   }
@@ -88,19 +88,31 @@ void ShardLog::end_record(uint64_t txn_id, uint32_t parts) {
 
 bool ShardLog::write_pending() {
   int fd = fd_.load(std::memory_order_relaxed);
-  if (fd < 0) {
-    pending_.clear();
-    return true;
-  }
   // A record still open stays in memory: only the closed records before it are written. (A
   // busy script's thread serves other clients while its own record is open.)
   size_t closed = encoder_.is_open() ? encoder_.start() : pending_.size();
+  if (fd < 0) {
+    // No file: the records only go to the tap (replication with appendonly no).
+    if (closed > 0 && tap_on()) {
+      tap_->on_records(tap_shard_, std::string_view(pending_.data(), closed));
+    }
+    pending_.erase(0, closed);
+    if (encoder_.is_open()) {
+      encoder_.rebase(closed);
+    }
+    return true;
+  }
   if (closed == 0) {
     return true;
   }
   preallocate(closed);
   size_t done = 0;
   bool ok = pwrite_fully(fd, std::string_view(pending_.data(), closed), file_written_, done);
+  // Replicas get what reached the file, in the same order; what a failed write left pending is
+  // retried and handed over then.
+  if (done > 0 && tap_on()) {
+    tap_->on_records(tap_shard_, std::string_view(pending_.data(), done));
+  }
   if (!ok || closed < pending_.size()) {
     // Keep what was not written; the next flush retries from there.
     if (!ok) {

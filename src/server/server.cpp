@@ -286,6 +286,8 @@ void Server::on_cron(size_t i) {
   }
   if (i == 0 && !engine_->loading()) {
     persistence_->poll_rewrite();
+    engine_->replication_feed().ping_if_due(
+        now, config_.repl_ping_replica_period.load(std::memory_order_relaxed));
     RdbSaver& rdb = engine_->rdb_saver();
     rdb.poll();
     // BGSAVE SCHEDULE waited for the log's compaction to end.

@@ -72,6 +72,16 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   // Redis's letters, in its order: t tracking, R broken redirect, B broadcast, e no-evict.
   uint32_t tracking = info.tracking.load(std::memory_order_relaxed);
   std::string flags;
+  switch (info.link.load(std::memory_order_relaxed)) {
+    case ClientInfo::kReplicaLink:
+      flags += 'S';
+      break;
+    case ClientInfo::kMasterLink:
+      flags += 'M';
+      break;
+    default:
+      break;
+  }
   if (info.subscribed()) {
     flags += 'P';
   }

@@ -20,6 +20,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
       tracking_(std::make_unique<Tracking>(*this)),
       start_unix_ms_(unix_ms()) {
   rdb_saver_ = std::make_unique<RdbSaver>(*this);
+  replication_feed_ = std::make_unique<ReplicationFeed>(replication_, contexts.size());
   // Ids of cross-shard log records must not repeat across restarts: start from the clock.
   next_txn_.store(static_cast<uint64_t>(unix_us()) << 8);
   for (size_t i = 0; i < contexts.size(); ++i) {
@@ -27,11 +28,21 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
     shards_.push_back(
         std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_, databases));
     shards_.back()->set_latency_monitor(&latency_);
+    shards_.back()->log().set_tap(replication_feed_.get(), i);
     // "expired" events come from the deletion itself (the timing wheel's, or a lookup's),
     // so they follow the deadline closely.
     for (uint32_t db = 0; db < databases; ++db) {
-      shards_.back()->keyspace(db).set_expired_hook([this](uint32_t at, std::string_view key) {
+      shards_.back()->keyspace(db).set_expired_hook([this, i](uint32_t at, std::string_view key) {
         notify_keyspace_event(at, kNotifyExpired, "expired", key);
+        // The deletion is an effect like any other, so replicas (which do not expire keys
+        // themselves) and the log see the key go at the moment it went here, as Redis
+        // propagates a DEL. It joins the record open on the shard: the command that found the
+        // key expired, or the expiry round's own (closed by Shard::run_expiry).
+        ShardLog& log = shards_[i]->log();
+        if (log.enabled() && !loading()) {
+          log.record().select(at);
+          log.record().add_del(key);
+        }
       });
       shards_.back()->keyspace(db).set_created_hook([this](uint32_t at, std::string_view key) {
         // Announced only: the command creating the key notifies its own event, which is
@@ -39,6 +50,12 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
         publish_keyspace_event(at, kNotifyNew, "new", key);
       });
     }
+  }
+}
+
+void Engine::set_replication_feed_on(bool on) {
+  for (auto& s : shards_) {
+    s->log().set_tap_on(on);
   }
 }
 

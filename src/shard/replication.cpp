@@ -161,7 +161,83 @@ uint64_t Replication::feed(std::string_view resp) {
   std::lock_guard lock(mu_);
   backlog_.append(resp);
   offset_.store(backlog_.end_offset(), std::memory_order_release);
+  for (const auto& ch : channels_) {
+    if (ch->overflowed) {
+      continue;
+    }
+    ch->pending.append(resp);
+    if (ch->limit > 0 && ch->pending.size() > ch->limit) {
+      // The replica cannot keep up: its connection is closed and it resyncs, rather than the
+      // master's memory growing without bound (client-output-buffer-limit replica).
+      ch->overflowed = true;
+      std::string().swap(ch->pending);
+    }
+    if (!ch->wake_posted && ch->wake) {
+      ch->wake_posted = true;
+      ch->wake();
+    }
+  }
   return backlog_.end_offset();
+}
+
+bool Replication::attach_channel(std::shared_ptr<ReplicaChannel> channel, uint64_t from_offset) {
+  std::lock_guard lock(mu_);
+  if (!backlog_.holds_from(from_offset)) {
+    return false;
+  }
+  backlog_.copy_from(from_offset, backlog_.end_offset() - from_offset, channel->pending);
+  channel->wake_posted = false;
+  channels_.push_back(std::move(channel));
+  return true;
+}
+
+bool Replication::take_pending(ReplicaChannel& channel, std::string& out) {
+  std::lock_guard lock(mu_);
+  channel.wake_posted = false;
+  if (channel.overflowed) {
+    return false;
+  }
+  out.swap(channel.pending);
+  return true;
+}
+
+void Replication::set_channel_wake(ReplicaChannel& channel, std::function<void()> wake) {
+  std::lock_guard lock(mu_);
+  channel.wake = std::move(wake);
+  if (!channel.pending.empty() && !channel.wake_posted) {
+    channel.wake_posted = true;
+    channel.wake();
+  }
+}
+
+void Replication::detach_channel(const ReplicaChannel& channel) {
+  std::lock_guard lock(mu_);
+  std::erase_if(channels_, [&](const auto& c) { return c.get() == &channel; });
+}
+
+size_t Replication::channels() const {
+  std::lock_guard lock(mu_);
+  return channels_.size();
+}
+
+void Replication::add_waiter(std::shared_ptr<AckWaiter> w) {
+  std::lock_guard lock(mu_);
+  waiters_.push_back(std::move(w));
+  wake_waiters_locked();
+}
+
+void Replication::remove_waiter(const std::shared_ptr<AckWaiter>& w) {
+  std::lock_guard lock(mu_);
+  std::erase(waiters_, w);
+}
+
+void Replication::wake_waiters_locked() {
+  for (const auto& w : waiters_) {
+    if (!w->woken && acked_locked(w->offset) >= w->count) {
+      w->woken = true;
+      w->wake();
+    }
+  }
 }
 
 Replication::BacklogInfo Replication::backlog_info() const {
@@ -226,6 +302,7 @@ void Replication::update_replica(uint64_t client_id, std::string_view state,
       }
     }
   }
+  wake_waiters_locked();
 }
 
 void Replication::remove_replica(uint64_t client_id) {
@@ -240,6 +317,10 @@ std::vector<ReplicaPeer> Replication::replicas() const {
 
 size_t Replication::replicas_acked(uint64_t offset) const {
   std::lock_guard lock(mu_);
+  return acked_locked(offset);
+}
+
+size_t Replication::acked_locked(uint64_t offset) const {
   return static_cast<size_t>(std::count_if(replicas_.begin(), replicas_.end(), [&](const ReplicaPeer& p) {
     return p.state == "online" && p.ack_offset >= offset;
   }));

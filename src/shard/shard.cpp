@@ -78,6 +78,10 @@ void Shard::run_expiry() {
     more = more || ks->expiry_backlog(now) > 0;
     any_holds = any_holds || ks->hold_entries() > 0;
   }
+  // The deletions logged by the round are one record of their own (see the engine's expired
+  // hook), written before anything else runs here.
+  log_.end_record(0, 1);
+  log_.flush_if_needed();
   if (latency_ != nullptr) {
     // A slow round (big values freed, a crowd of deadlines) held this thread's clients up.
     auto took_ms = static_cast<uint64_t>((mono_us() - started_us) / 1000);

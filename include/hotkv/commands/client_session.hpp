@@ -5,11 +5,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "hotkv/shard/client_registry.hpp"
+#include "hotkv/shard/replica_snapshot.hpp"
+#include "hotkv/shard/replication.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/watch.hpp"
 
@@ -33,6 +36,16 @@ struct MultiState {
 
 // What a replica said about itself with REPLCONF during its handshake, and whether this
 // connection has become a replica's link (after SYNC/PSYNC).
+// What SYNC/PSYNC decided, carried out by the connection once the reply is written: the
+// snapshot being made (full sync) and the stream from `offset` on.
+struct ReplicaSyncPlan {
+  bool full = false;
+  bool legacy_sync = false;  // SYNC: the payload follows with no +FULLRESYNC line
+  uint64_t offset = 0;
+  ReplicaSnapshot snapshot;
+  std::shared_ptr<ReplicaChannel> channel;
+};
+
 struct ReplicaHandshake {
   int64_t listening_port = 0;
   std::string announced_ip;
@@ -40,6 +53,14 @@ struct ReplicaHandshake {
   bool capa_psync2 = false;
   bool rdb_only = false;
   bool attached = false;
+  std::shared_ptr<ReplicaSyncPlan> sync;
+};
+
+// WAIT that could not be answered at once: the connection waits for the acknowledgements.
+struct WaitRequest {
+  uint64_t offset = 0;
+  size_t replicas = 0;
+  int64_t timeout_ms = 0;  // 0: no timeout
 };
 
 struct ClientSession {
@@ -70,6 +91,9 @@ struct ClientSession {
   ReplicaHandshake replica;
   // This connection is a replica's link to its master: its writes pass a read-only replica.
   bool master_link = false;
+  // EXEC is running this client's queued commands (WAIT answers at once there, as in Redis).
+  bool running_exec = false;
+  std::optional<WaitRequest> pending_wait;
 };
 
 }  // namespace hotkv

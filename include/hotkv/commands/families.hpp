@@ -13,6 +13,7 @@ void register_databases(Table& t);  // DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, MOVE
 void register_expire(Table& t);   // TTLs
 void register_persistence(Table& t);  // BGREWRITEAOF, SAVE, BGSAVE, LASTSAVE
 void register_replication(Table& t);  // REPLICAOF, SLAVEOF, ROLE, REPLCONF
+void register_replication_sync(Table& t);  // SYNC, PSYNC, WAIT
 void register_connection(Table& t);  // HELLO, AUTH, CLIENT, SELECT, QUIT, RESET
 void register_streams(Table& t);  // streams, consumer groups and XINFO
 void register_pubsub(Table& t);      // SUBSCRIBE, PUBLISH, PUBSUB, ...

@@ -136,6 +136,17 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // Watches the socket while blocked so a client that disconnects is noticed at once.
   void watch_disconnect();
 
+  // A replica's link (connection_replica.cpp): after SYNC/PSYNC answered, sends the snapshot
+  // (full sync) and then the replication stream until the replica goes away.
+  asio::awaitable<void> serve_replica();
+  asio::awaitable<bool> send_snapshot(ReplicaSyncPlan& plan);
+  // Reads the replica's REPLCONF ACKs while serve_replica writes.
+  asio::awaitable<void> read_replica_acks(std::shared_ptr<Connection> self);
+  asio::awaitable<bool> write_all(std::string_view bytes);
+  // WAIT that could not be answered at once: waits for the acknowledgements or the timeout
+  // and returns the reply.
+  asio::awaitable<std::string> wait_for_replicas();
+
   // Pub/sub messages arriving on this thread (connection_pubsub.cpp): queued behind the
   // replies already produced and written at once if the connection is idle, without
   // disturbing a write the coroutine has in flight.
@@ -204,6 +215,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   size_t migrate_to_;     // == shard_ unless a move is wanted
   bool adopted_ = false;  // arrived by migration (already in the client registry)
   std::shared_ptr<ConnectionOwner> owner_;
+  // Replication (connection_replica.cpp): the timers a replica's stream and a WAIT sleep on,
+  // cancelled to wake them (close() cancels both).
+  std::shared_ptr<asio::steady_timer> replica_wake_;
+  std::shared_ptr<asio::steady_timer> wait_timer_;
 };
 
 // The connections of one thread, for idle timeouts and shutdown.

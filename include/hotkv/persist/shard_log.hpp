@@ -8,12 +8,23 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "hotkv/persist/record.hpp"
 
 namespace hotkv {
 
 enum class FsyncPolicy { kAlways, kEverysec, kNo };
+
+// Receives the records a shard's log writes, as they are written (replication's feed turns them
+// into the stream replicas follow). Called on the thread that flushes the log: the shard's, or a
+// coordinator's while the shard is parked.
+class LogTap {
+ public:
+  virtual ~LogTap() = default;
+  // `records`: whole closed records, in the order the shard closed them.
+  virtual void on_records(size_t shard, std::string_view records) = 0;
+};
 
 class ShardLog {
  public:
@@ -22,7 +33,20 @@ class ShardLog {
   ShardLog& operator=(const ShardLog&) = delete;
   ~ShardLog();
 
-  bool enabled() const { return fd_.load(std::memory_order_relaxed) >= 0; }
+  // True if effects are recorded: there is a file, or a tap takes the records (replication
+  // with appendonly no).
+  bool enabled() const {
+    return fd_.load(std::memory_order_relaxed) >= 0 || tap_on_.load(std::memory_order_relaxed);
+  }
+  bool has_file() const { return fd_.load(std::memory_order_relaxed) >= 0; }
+  // The tap every written record goes to while it is on. Set once, before the shard runs;
+  // switched on and off only while the shard is parked, so no command sees it change half way.
+  void set_tap(LogTap* tap, size_t shard) {
+    tap_ = tap;
+    tap_shard_ = shard;
+  }
+  void set_tap_on(bool on) { tap_on_.store(on && tap_ != nullptr, std::memory_order_relaxed); }
+  bool tap_on() const { return tap_on_.load(std::memory_order_relaxed); }
   // Starts appending to `fd` (opened without O_APPEND: records are written in place at the
   // log's end with pwrite); takes ownership. `size` is the file's current size. Closes the
   // previous file, if any, after writing what is pending and cutting its zero tail.
@@ -116,6 +140,9 @@ class ShardLog {
   std::atomic<uint64_t> records_{0};
   std::atomic<uint64_t> last_seq_{0};
   std::atomic<int> last_errno_{0};
+  LogTap* tap_ = nullptr;
+  size_t tap_shard_ = 0;
+  std::atomic<bool> tap_on_{false};
 };
 
 }  // namespace hotkv

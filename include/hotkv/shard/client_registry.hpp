@@ -37,6 +37,10 @@ struct ClientInfo {
   // the timeout reply). Meaningful while `blocked` is set.
   std::function<void(bool error)> unblock;
   std::atomic<bool> blocked{false};
+  // What the connection is to replication: a replica's link to this master (CLIENT LIST
+  // flag S, TYPE replica) or this replica's link to its master (flag M, TYPE master).
+  enum Link : uint8_t { kNoLink = 0, kReplicaLink = 1, kMasterLink = 2 };
+  std::atomic<uint8_t> link{kNoLink};
   // Channels and patterns subscribed to (CLIENT LIST sub= psub=, CLIENT KILL TYPE pubsub).
   std::atomic<uint32_t> channels{0};
   std::atomic<uint32_t> patterns{0};

@@ -33,6 +33,7 @@
 #include "hotkv/shard/error_stats.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/replication.hpp"
+#include "hotkv/shard/replication_feed.hpp"
 #include "hotkv/shard/shard.hpp"
 #include "hotkv/shard/tracking.hpp"
 #include "hotkv/util/clock.hpp"
@@ -51,6 +52,10 @@ struct ServerStats {
   std::atomic<uint64_t> atomic_operations{0};  // cross-shard run_atomic calls
   // Connections moved to the thread that owns the keys they keep using.
   std::atomic<uint64_t> connection_migrations{0};
+  // Replicas' syncs served: full, and partial ones accepted or refused (INFO stats).
+  std::atomic<uint64_t> sync_full{0};
+  std::atomic<uint64_t> sync_partial_ok{0};
+  std::atomic<uint64_t> sync_partial_err{0};
   std::atomic<int64_t> ops_per_sec{0};
   std::atomic<int64_t> lastsave_unix{0};
   // The sum of the shards' key_changes() when the last SAVE/BGSAVE took its snapshot.
@@ -101,6 +106,12 @@ class Engine {
   ErrorStats& errors() { return errors_; }
   // Role, replication ids and offset, backlog and attached replicas (any thread).
   Replication& replication() { return replication_; }
+  // The shards' records become the replication stream here (shard/replication_feed.hpp).
+  ReplicationFeed& replication_feed() { return *replication_feed_; }
+  // Switches every shard log's tap to the feed on or off: on while this server is a master with
+  // a backlog, off on a replica (which passes its master's bytes on instead). REQUIRES every
+  // shard parked.
+  void set_replication_feed_on(bool on);
   // Client-side caching (CLIENT TRACKING): told of every key change by notify_keyspace_event.
   Tracking& tracking() { return *tracking_; }
   // Lua scripts known to the server, and each shard's interpreter.
@@ -280,6 +291,7 @@ class Engine {
   LatencyMonitor latency_;
   ErrorStats errors_;
   Replication replication_;
+  std::unique_ptr<ReplicationFeed> replication_feed_;
   std::unique_ptr<Tracking> tracking_;
   std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;

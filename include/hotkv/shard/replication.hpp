@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -62,6 +64,28 @@ struct ReplicaPeer {
   std::string state;  // "wait_bgsave", "send_bulk", "online"
   uint64_t ack_offset = 0;
   int64_t last_ack_ms = 0;
+};
+
+// One attached replica's outgoing bytes: the stream from the offset its sync started at,
+// appended by every feed until the replica's connection takes them. The connection sets
+// `wake` (it posts to the connection's own thread) before attaching; the feed calls it once
+// per batch of bytes, not per feed.
+struct ReplicaChannel {
+  uint64_t client_id = 0;
+  size_t limit = 0;  // client-output-buffer-limit replica's hard limit (0: none)
+  std::function<void()> wake;
+  // Guarded by Replication's mutex.
+  std::string pending;
+  bool wake_posted = false;
+  bool overflowed = false;  // over the limit: the connection drops the replica, as Redis does
+};
+
+// A WAIT in progress: woken once `count` replicas acknowledged `offset`.
+struct AckWaiter {
+  uint64_t offset = 0;
+  size_t count = 0;
+  std::function<void()> wake;  // posts to the waiting connection's thread
+  bool woken = false;          // guarded by Replication's mutex
 };
 
 class Replication {
@@ -131,6 +155,21 @@ class Replication {
   std::vector<ReplicaPeer> replicas() const;
   // How many replicas have acknowledged at least `offset` (WAIT).
   size_t replicas_acked(uint64_t offset) const;
+  // WAIT: `w` is woken by the acknowledgement that brings enough replicas to its offset.
+  void add_waiter(std::shared_ptr<AckWaiter> w);
+  void remove_waiter(const std::shared_ptr<AckWaiter>& w);
+
+  // The stream to one replica from `from_offset` on (the offset its full sync was taken at, or
+  // the one its partial resync continues from): what the backlog holds after it is copied in
+  // now and every later feed appends. False if the backlog no longer holds that offset.
+  bool attach_channel(std::shared_ptr<ReplicaChannel> channel, uint64_t from_offset);
+  // Moves the channel's bytes to `out` (swapped; `out` should be empty) and re-arms its wake.
+  // False once the channel overflowed its limit.
+  bool take_pending(ReplicaChannel& channel, std::string& out);
+  void detach_channel(const ReplicaChannel& channel);
+  // Sets what the feed calls when bytes arrive for the channel (under the lock it calls it).
+  void set_channel_wake(ReplicaChannel& channel, std::function<void()> wake);
+  size_t channels() const;
   // Online replicas whose last acknowledgement is at most `max_lag_s` seconds old
   // (min-replicas-to-write's "good" replicas).
   size_t good_replicas(int64_t now_ms, int64_t max_lag_s) const;
@@ -150,6 +189,10 @@ class Replication {
   int64_t master_io_ms_ = 0;
   ReplicationBacklog backlog_;
   std::vector<ReplicaPeer> replicas_;
+  std::vector<std::shared_ptr<ReplicaChannel>> channels_;
+  std::vector<std::shared_ptr<AckWaiter>> waiters_;
+  size_t acked_locked(uint64_t offset) const;
+  void wake_waiters_locked();
 };
 
 // 40 random hex characters: a replication id (and INFO's run_id).
