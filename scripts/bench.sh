@@ -79,6 +79,9 @@
 #                        (always|everysec|no), each logging into its own temporary directory
 #   --tools-dir DIR      where hotkv_stream_bench and hotkv_pubsub_bench are (default
 #                        build-release, built there if missing)
+#   --replicas N         attach N redis-server replicas (no persistence, disk-less load off)
+#                        to every server under test, started next to it and waited for until
+#                        their link is up; CPU per request stays the master's own
 #   --no-pin             do not use taskset
 # Example: scripts/bench.sh --threads 1,default --repeats 3
 #          scripts/bench.sh --cases xadd,xadd-p16,xreadgroup,publish --repeats 3
@@ -99,6 +102,7 @@ hotkv_cmd="${HOTKV_BENCH_CMD:-}"
 tools_dir="${HOTKV_BENCH_TOOLS:-build-release}"
 pin=1
 aof=""
+replicas=0
 keyspace=100000        # -r: keys spread over every slot, hence every shard
 pipe_requests=1000000  # the pipe case's SETs
 run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
@@ -155,6 +159,7 @@ while (($#)); do
     --hotkv-bin) hotkv_bin=$2; shift 2 ;;
     --hotkv-cmd) hotkv_cmd=$2; shift 2 ;;
     --no-pin) pin=0; shift ;;
+    --replicas) replicas=$2; shift 2 ;;
     --aof) aof=$2; shift 2 ;;
     -h | --help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
@@ -705,11 +710,34 @@ queue_bin=$(realpath "$tools_dir/hotkv_queue_bench" 2>/dev/null || true)
 pubsub_bin=$(realpath "$tools_dir/hotkv_pubsub_bench" 2>/dev/null || true)
 command_bin=$(realpath "$tools_dir/hotkv_command_bench" 2>/dev/null || true)
 
+# start_replicas NAME: --replicas redis-server replicas of server NAME, on the servers' cores.
+start_replicas() {
+  local name=$1 master_port r i
+  master_port=${name}_port
+  master_port=${!master_port}
+  for ((r = 0; r < replicas; r++)); do
+    start_server "${name}_replica$r" "redis-server --port {port} --bind 127.0.0.1 --save '' \
+--appendonly no --loglevel warning --dir $workdir --replicaof 127.0.0.1 $master_port"
+  done
+  for ((i = 0; i < 600; i++)); do
+    if [[ $(redis-cli -p "$master_port" INFO replication | grep -c 'state=online') == "$replicas" ]]
+    then
+      return
+    fi
+    sleep 0.1
+  done
+  echo "bench: the replicas of $name did not come online within 60 s" >&2
+  exit 1
+}
+
 start_server redis "$redis_cmd"
 for i in "${!hotkv_names[@]}"; do
   start_server "${hotkv_names[i]}" "${hotkv_cmds[i]}"
 done
 servers=(redis "${hotkv_names[@]}")
+for name in "${servers[@]}"; do
+  start_replicas "$name"
+done
 
 echo "# hotkv vs redis-server"
 echo
@@ -719,6 +747,9 @@ echo "- redis: $(redis-server --version | awk '{ print $3 }'), $redis_cmd"
 for label in "${hotkv_labels[@]}"; do
   echo "- hotkv: $label"
 done
+if ((replicas > 0)); then
+  echo "- each server has $replicas redis-server replica(s) attached (online before the runs)"
+fi
 echo "- $pin_note; $repeats run(s) per case and server, alternating ${servers[*]};" \
   "-n $requests (-P 16: $pipeline_requests), -r $keyspace"
 if [[ ,$cases, == *,xreadgroup,* ]]; then
