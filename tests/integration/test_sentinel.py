@@ -918,7 +918,7 @@ def min_replicas_to_write_refuses_once_the_replicas_stop(t, _srv):
                 def refused():
                     r = c.call("INCR", "k")
                     return r if isinstance(r, RespError) else None
-                err = wait_for(refused, "-NOREPLICAS", max_lag + 2.5)
+                err = wait_for(refused, "-NOREPLICAS", max_lag + 3)
                 waited = time.monotonic() - t0
                 expect_error(err, NOREPLICAS)
                 assert c.call("GET", "k") is not None, "reads go on"
