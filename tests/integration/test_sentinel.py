@@ -8,10 +8,11 @@ nodes are the target (hotkv, or redis-server with --kind redis); the sentinels a
 redis-sentinel. Clients find the master through redis-py's Sentinel client, as applications do.
 
 - The topology comes up: every sentinel sees two replicas and two other sentinels.
-- A sale across a kill -9 failover: shoppers reserve with a check-and-decrement script and WAIT;
-  the sentinels promote a replica and the shoppers follow; the killed master comes back as a
-  replica of the new one. No acknowledged order is lost, none is present twice, no unit is sold
-  twice and the stock never goes negative.
+- A sale across a kill -9 failover: shoppers reserve with a check-and-decrement script and WAIT
+  (an order is acknowledged once both replicas have it); the sentinels promote a replica and the
+  shoppers follow; the killed master comes back as a replica of the new one. No acknowledged
+  order is lost, none is present twice, no unit is sold twice and the stock never goes
+  negative.
 - The same with the native inventory (hotkv only): holds keep their deadlines across the
   failover and release themselves on the new master.
 - SENTINEL FAILOVER picks the replica with the lowest replica-priority and never one with
@@ -667,7 +668,8 @@ def inv_hold(c, key, hold):
 def inventory_holds_keep_deadlines_and_expire_on_the_new_master(t, _srv):
     """Holds survive a kill -9 failover with their deadlines and release on the new master."""
     key, total = "sneakers", 100
-    live_ttl_ms = 15000  # longer than a failover and the rejoin, so the holds are still held after it
+    # Longer than a failover and the rejoin, so the holds are still held after them.
+    live_ttl_ms = 15000
     with Topology(t) as topo:
         old = topo.nodes[0]
         c = topo.master_client()
