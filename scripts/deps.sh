@@ -11,10 +11,11 @@ packages=(
   libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev
 )
 
-# `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report, and
-# the job frameworks the queue tests run real workers of (RQ, Celery with kombu).
+# `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report, the
+# job frameworks the queue tests run real workers of (RQ, Celery with kombu), and the
+# redis-sentinel processes the failover tests run (test_sentinel.py).
 if [[ ${1:-} == --test ]]; then
-  packages+=(chromium python3-rq python3-celery)
+  packages+=(chromium python3-rq python3-celery redis-sentinel)
 fi
 
 missing=()
@@ -36,11 +37,14 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# The Debian package starts a redis-server on 6379 as a service; HotKV's default port is 6379,
-# and benchmarks start their own redis-server on a free port, so the packaged one is stopped.
-if command -v systemctl >/dev/null 2>&1; then
-  "${sudo_cmd[@]}" systemctl disable --now redis-server >/dev/null 2>&1 || true
-fi
-if command -v service >/dev/null 2>&1; then
-  "${sudo_cmd[@]}" service redis-server stop >/dev/null 2>&1 || true
-fi
+# The Debian packages start a redis-server on 6379 (and a redis-sentinel on 26379) as
+# services; HotKV's default port is 6379, and the tests and benchmarks start their own servers
+# and sentinels on free ports, so the packaged ones are stopped.
+for service in redis-server redis-sentinel; do
+  if command -v systemctl >/dev/null 2>&1; then
+    "${sudo_cmd[@]}" systemctl disable --now "$service" >/dev/null 2>&1 || true
+  fi
+  if command -v service >/dev/null 2>&1; then
+    "${sudo_cmd[@]}" service "$service" stop >/dev/null 2>&1 || true
+  fi
+done

@@ -273,10 +273,16 @@ class Server:
             `--config FILE` to hotkv or as the first argument to redis-server.
     port_in_config: put the port in the config file instead of on the command line.
     expect_exit: exit code required when the server is stopped (None: do not check).
+    port: a fixed port, kept across restarts (for a node that others know by its address, as
+          replicas and redis-sentinel do); None picks a free one at each start.
+    workdir: a directory of the server's own, given as its --dir. The config dict is written
+             there once (server.conf), at the first start, and then used as it is, so what
+             CONFIG REWRITE put there survives a restart; the log (server.log) is appended to
+             across restarts. The caller removes the directory.
     """
 
     def __init__(self, kind, binary=None, threads=1, requirepass=None, config=None,
-                 port_in_config=False, expect_exit=0, extra_args=()):
+                 port_in_config=False, expect_exit=0, extra_args=(), port=None, workdir=None):
         if kind not in ("hotkv", "redis"):
             raise ValueError("kind must be hotkv or redis")
         if kind == "hotkv" and not binary:
@@ -289,6 +295,8 @@ class Server:
         self.port_in_config = port_in_config
         self.expect_exit = expect_exit
         self.extra_args = list(extra_args)
+        self.fixed_port = port
+        self.workdir = workdir
         self.port = None
         self.proc = None
         self.log_path = None
@@ -300,7 +308,13 @@ class Server:
 
     def command(self, port):
         conf = None
-        if self.config or self.port_in_config:
+        if self.workdir:
+            conf = os.path.join(self.workdir, "server.conf")
+            if not os.path.exists(conf):
+                with open(conf, "w") as f:
+                    for k, v in self.config.items():
+                        f.write("%s %s\n" % (k, v))
+        elif self.config or self.port_in_config:
             lines = dict(self.config)
             if self.port_in_config:
                 lines["port"] = port
@@ -318,6 +332,8 @@ class Server:
                 cmd += ["--port", str(port)]
             cmd += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                     "--loglevel", "warning"]
+            if self.workdir:
+                cmd += ["--dir", self.workdir]
         else:
             cmd = [self.binary]
             if not self.port_in_config:
@@ -326,6 +342,8 @@ class Server:
                     "--loglevel", "warning"]
             if conf:
                 cmd += ["--config", conf]
+            if self.workdir:
+                cmd += ["--dir", self.workdir]
         if self.requirepass is not None:
             cmd += ["--requirepass", self.requirepass]
         return cmd + self.extra_args
@@ -335,10 +353,16 @@ class Server:
     def start(self):
         last_log = ""
         for _attempt in range(3):
-            port = free_port()
+            port = self.fixed_port or free_port()
             cmd = self.command(port)
-            fd, self.log_path = tempfile.mkstemp(prefix="hotkv-it-", suffix=".log")
-            self._log_file = os.fdopen(fd, "w+b")
+            if self._log_file:
+                self._log_file.close()
+            if self.workdir:
+                self.log_path = os.path.join(self.workdir, "server.log")
+                self._log_file = open(self.log_path, "ab")
+            else:
+                fd, self.log_path = tempfile.mkstemp(prefix="hotkv-it-", suffix=".log")
+                self._log_file = os.fdopen(fd, "w+b")
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log_file,
                                          stderr=subprocess.STDOUT, start_new_session=True)
             self.port = port
@@ -419,6 +443,8 @@ class Server:
         if self._log_file:
             self._log_file.close()
             self._log_file = None
+        if self.workdir:
+            return  # the caller's directory, with the log and config in it
         for p in (self.log_path, self.conf_path):
             if p and os.path.exists(p):
                 os.unlink(p)
@@ -510,7 +536,8 @@ def parse_target(description, argv=None):
     p.add_argument("--threads", type=int, default=1, help="hotkv --threads (default 1)")
     p.add_argument("--kind", choices=("hotkv", "redis"), default=None,
                    help="server kind; 'redis' runs against redis-server")
-    p.add_argument("--only", default=None, help="run only cases whose name contains this")
+    p.add_argument("--only", "--case", dest="only", default=None,
+                   help="run only cases whose name contains this")
     a = p.parse_args(argv)
     kind = a.kind or ("hotkv" if a.server else None)
     if kind is None:
