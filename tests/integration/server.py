@@ -37,6 +37,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_for(cond, what, timeout=10.0, tolerate=()):
+    """Polls `cond` (every 50 ms, for at most `timeout` seconds) until it returns a true value,
+    which is returned. Exceptions of the `tolerate` types (a node restarting) count as "not yet";
+    the last one is named if the wait times out."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            v = cond()
+            if v:
+                return v
+        except tolerate as e:
+            last = e
+        time.sleep(0.05)
+    raise AssertionError("timed out after %.0f s waiting for %s%s"
+                         % (timeout, what, " (last error: %r)" % last if last else ""))
+
+
 def raise_nofile(wanted):
     """Raises the soft RLIMIT_NOFILE towards `wanted` (capped by the hard limit); returns it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -32,22 +32,13 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import Server, case, run_cases  # noqa: E402
+from server import Server, case, run_cases, wait_for  # noqa: E402
 from dataset import (atomic, compare, hashes, keyspace, lists, other_databases, sets,  # noqa: E402
                      snapshot, streams, strings, zsets)
 
 MIXED_WRITES = 100_000
 PIPELINE = 1000
 SYNC_TIMEOUT_S = 60
-
-
-def wait_for(cond, what, timeout=SYNC_TIMEOUT_S):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def info(c):
@@ -89,12 +80,13 @@ def master_server(t, **config):
 
 def wait_in_sync(master, replica):
     m, r = master.client(), replica.client()
-    wait_for(lambda: info(r).get("master_link_status") == "up", "the replica's link")
+    wait_for(lambda: info(r).get("master_link_status") == "up", "the replica's link",
+             SYNC_TIMEOUT_S)
 
     def same():
         mo = info(m)["master_repl_offset"]
         return mo > 0 and info(r).get("slave_repl_offset") == mo
-    wait_for(same, "the replica's offset to reach the master's")
+    wait_for(same, "the replica's offset to reach the master's", SYNC_TIMEOUT_S)
 
 
 def initial_data(srv):

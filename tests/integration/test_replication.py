@@ -22,7 +22,6 @@ Run: /usr/bin/python3 test_replication.py --server build/hotkv --threads 4   (or
 
 import os
 import sys
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -46,15 +45,6 @@ def info_fields(c):
     assert lines[0] == "# Replication", text
     fields = [ln.split(":", 1) for ln in lines[1:] if ln]
     return [k for k, _ in fields], dict(fields)
-
-
-def wait_for(cond, what, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
 
 
 @case

@@ -52,6 +52,7 @@ from redis.sentinel import Sentinel  # noqa: E402
 
 from server import (ConnectionClosed, RespError, Server, case, expect_error,  # noqa: E402
                     hotkv_only, run_cases)
+from server import wait_for as server_wait_for  # noqa: E402
 
 MASTER_NAME = "mymaster"
 QUORUM = 2
@@ -81,20 +82,8 @@ signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
 def wait_for(cond, what, timeout):
-    """Polls `cond` until it returns a true value (which is returned), for at most `timeout`
-    seconds. Errors from a node that is restarting count as "not yet"."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            v = cond()
-            if v:
-                return v
-        except (redis.RedisError, OSError, ConnectionClosed) as e:
-            last = e
-        time.sleep(0.05)
-    raise AssertionError("timed out after %.0f s waiting for %s%s"
-                         % (timeout, what, " (last error: %r)" % last if last else ""))
+    """server.wait_for, with errors from a node that is restarting counted as "not yet"."""
+    return server_wait_for(cond, what, timeout, (redis.RedisError, OSError, ConnectionClosed))
 
 
 def pairs(flat):
