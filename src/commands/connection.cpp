@@ -235,8 +235,11 @@ std::optional<ClientKind> parse_client_kind(std::string_view t) {
   return std::nullopt;
 }
 
-// No connection is a replication link yet, so a client is a subscriber or a normal one.
+// A replica's link to its master is of the master kind; replicas' links are not classed yet.
 ClientKind kind_of(const ClientInfo& info) {
+  if (info.master_link) {
+    return ClientKind::kMaster;
+  }
   return info.subscribed() ? ClientKind::kPubSub : ClientKind::kNormal;
 }
 
@@ -520,7 +523,7 @@ void register_connection(Table& t) {
   constexpr uint32_t kConn = kConnection | kFast;
   // clang-format off
   t.add({"PING",   -1, kConn, no_keys(), cmd_ping, "connection", "PING [message]", "Returns the server's liveliness response."});
-  t.add({"ECHO",    2, kConn, no_keys(), cmd_echo, "connection", "ECHO message", "Returns the given string."});
+  t.add({"ECHO",    2, kConn | kLoading | kStale, no_keys(), cmd_echo, "connection", "ECHO message", "Returns the given string."});
   t.add({"HELLO",  -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_hello, "connection", "HELLO [protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the server: selects the protocol version, authenticates, names the client."});
   t.add({"AUTH",   -2, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_auth, "connection", "AUTH [username] password", "Authenticates the connection."});
   t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database."});

@@ -72,6 +72,9 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   // Redis's letters, in its order: t tracking, R broken redirect, B broadcast, e no-evict.
   uint32_t tracking = info.tracking.load(std::memory_order_relaxed);
   std::string flags;
+  if (info.master_link) {
+    flags += 'M';
+  }
   if (info.subscribed()) {
     flags += 'P';
   }

@@ -23,6 +23,9 @@ struct ClientInfo {
   std::string addr;
   std::string laddr;
   int fd = -1;
+  // A replica's link to its master (CLIENT LIST flag M, CLIENT KILL TYPE master). Set before
+  // the client is registered, never changed.
+  bool master_link = false;
   std::atomic<size_t> shard{0};  // the thread serving it (changes when it migrates)
   int64_t created_ms = 0;
   std::atomic<int64_t> last_interaction_ms{0};
