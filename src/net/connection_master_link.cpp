@@ -163,6 +163,13 @@ asio::awaitable<bool> Connection::process_master_input() {
   Route route;
   std::string& unsettled = master_->unsettled;
   for (;;) {
+    if (closing_) {
+      // REPLICAOF changed the master: nothing more of this stream is applied.
+      co_await flush_window();
+      out_.clear();
+      settle_master_bytes();
+      co_return false;
+    }
     size_t consumed = 0;
     args_.clear();
     ParseStatus st = parser_.parse(in_.data(), consumed, args_);

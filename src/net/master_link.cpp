@@ -1,6 +1,9 @@
 // The link to the master: handshake, PSYNC, the full sync's image (see master_link.hpp).
 #include "hotkv/net/master_link.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include <asio/co_spawn.hpp>
 #include <asio/connect.hpp>
 #include <asio/detached.hpp>
@@ -82,6 +85,7 @@ void MasterLink::follow_role() {
   drop_socket();
   if (auto c = conn_.lock()) {
     c->close();  // its closing callback sees a stale generation and starts nothing
+    closing_conn_ = c;
   }
   conn_.reset();
   if (!replica || stopped_) {
@@ -217,29 +221,21 @@ asio::awaitable<std::string> MasterLink::load_image(std::string image, int64_t& 
   co_return r.error;
 }
 
-asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
-  Replication& repl = engine_.replication();
-  auto master = repl.master();
-  // Start-up loading (or a load of ours) must end first: one data set is loaded at a time.
-  if (!master || engine_.loading()) {
-    co_return false;
-  }
-  auto fail = [this](const std::string& why) {
-    link_log().warn("replication with master: {}", why);
-    drop_socket();
-    return false;
-  };
-  const Config& cfg = engine_.config();
-  repl.set_link_state(LinkState::kConnecting, unix_ms());
+bool MasterLink::fail(const std::string& why) {
+  link_log().warn("replication with master: {}", why);
+  drop_socket();
+  return false;
+}
+
+asio::awaitable<bool> MasterLink::connect(uint64_t generation, const std::string& host,
+                                          int64_t port) {
   inbuf_.clear();
   socket_ = std::make_shared<asio::ip::tcp::socket>(io_);
   auto sock = socket_;
-  const std::string where = master->first + ":" + std::to_string(master->second);
-
+  const std::string where = host + ":" + std::to_string(port);
   asio::ip::tcp::resolver resolver(io_);
   arm_deadline();
-  auto [rec, endpoints] =
-      co_await resolver.async_resolve(master->first, std::to_string(master->second), kTuple);
+  auto [rec, endpoints] = co_await resolver.async_resolve(host, std::to_string(port), kTuple);
   if (generation != generation_) {
     co_return false;
   }
@@ -255,8 +251,10 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
   }
   std::error_code ignored;
   sock->set_option(asio::ip::tcp::no_delay(true), ignored);
-  spdlog::info("connected to master {}: starting the replication handshake", where);
+  co_return true;
+}
 
+asio::awaitable<bool> MasterLink::handshake(const std::string& where) {
   // PING first: a master that needs a password answers -NOAUTH, which is fine (AUTH follows);
   // any other error means it cannot serve replicas now.
   bool ok = false;
@@ -273,24 +271,24 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
       !starts_with(reply, "-NOPERM") && !starts_with(reply, "-ERR operation not permitted")) {
     co_return fail("error reply to PING from " + where + ": " + reply.substr(1));
   }
-
-  // The rest of the handshake goes in one write; the replies are read in order.
+  // The rest goes in one write; the replies are read in order.
+  const Config& cfg = engine_.config();
   const std::string masterauth = cfg.get_string("masterauth");
   const std::string masteruser = cfg.get_string("masteruser");
   const std::string announce_ip = cfg.get_string("replica-announce-ip");
   int64_t announce_port = cfg.replica_announce_port.load(std::memory_order_relaxed);
   const std::string port = std::to_string(announce_port > 0 ? announce_port : listening_port_);
-  std::string handshake;
+  std::string request;
   if (!masterauth.empty()) {
-    handshake += masteruser.empty() ? resp_command({"AUTH", masterauth})
-                                    : resp_command({"AUTH", masteruser, masterauth});
+    request += masteruser.empty() ? resp_command({"AUTH", masterauth})
+                                  : resp_command({"AUTH", masteruser, masterauth});
   }
-  handshake += resp_command({"REPLCONF", "listening-port", port});
+  request += resp_command({"REPLCONF", "listening-port", port});
   if (!announce_ip.empty()) {
-    handshake += resp_command({"REPLCONF", "ip-address", announce_ip});
+    request += resp_command({"REPLCONF", "ip-address", announce_ip});
   }
-  handshake += resp_command({"REPLCONF", "capa", "eof", "capa", "psync2"});
-  if (!co_await send(handshake)) {
+  request += resp_command({"REPLCONF", "capa", "eof", "capa", "psync2"});
+  if (!co_await send(request)) {
     co_return fail("cannot write to " + where);
   }
   if (!masterauth.empty()) {
@@ -309,7 +307,32 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
       link_log().warn("master {} refused a REPLCONF option: {}", where, reply.substr(1));
     }
   }
+  co_return true;
+}
 
+asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
+  Replication& repl = engine_.replication();
+  auto master = repl.master();
+  // Start-up loading (or a load of ours) must end first: one data set is loaded at a time.
+  if (!master || engine_.loading()) {
+    co_return false;
+  }
+  repl.set_link_state(LinkState::kConnecting, unix_ms());
+  const std::string where = master->first + ":" + std::to_string(master->second);
+  if (!co_await connect(generation, master->first, master->second)) {
+    co_return false;
+  }
+  spdlog::info("connected to master {}: starting the replication handshake", where);
+  if (!co_await handshake(where)) {
+    co_return false;
+  }
+  // The link being replaced may still be applying what it had read: the offset to ask for is
+  // known once it is gone.
+  asio::steady_timer pause(io_);
+  while (!closing_conn_.expired() && generation == generation_) {
+    pause.expires_after(std::chrono::milliseconds(1));
+    co_await pause.async_wait(kTuple);
+  }
   // PSYNC: continue the cached master's stream if the master still can, else a full sync.
   Replication::Ids ids = repl.ids();
   const std::string next = std::to_string(repl.offset() + 1);
@@ -318,6 +341,8 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
   if (!co_await send(psync)) {
     co_return fail("cannot write to " + where);
   }
+  bool ok = false;
+  std::string reply;
   do {  // a master may send newlines while it prepares the reply
     reply = co_await read_line(ok);
   } while (ok && reply.empty());
@@ -327,7 +352,6 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
   if (generation != generation_) {
     co_return false;
   }
-
   uint32_t db = cached_db_;
   if (starts_with(reply, "+CONTINUE")) {
     std::string new_id = reply.size() > 10 ? reply.substr(10) : "";
@@ -336,97 +360,129 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
       spdlog::info("master {} continues our stream under its new replication id {}", where,
                    new_id);
     }
-    spdlog::info("the master continues our stream from offset {}", next);
+    spdlog::info("master {} continues our stream from offset {}", where, next);
     repl.set_read_offset(repl.offset());
   } else if (starts_with(reply, "+FULLRESYNC")) {
-    // "+FULLRESYNC <replid> <offset>"
-    std::string_view rest = std::string_view(reply).substr(12);
-    size_t space = rest.find(' ');
-    auto offset = space == std::string_view::npos ? std::nullopt
-                                                  : parse_int64(rest.substr(space + 1));
-    if (space != 40 || !offset || *offset < 0) {
-      co_return fail("malformed reply to PSYNC from " + where + ": " + reply);
-    }
-    const std::string replid(rest.substr(0, 40));
-    spdlog::info("full resync from master {}: replication id {}, offset {}", where, replid,
-                 *offset);
-    // The history this server followed is gone once the load starts.
-    have_cached_master_ = false;
-    repl.set_link_state(LinkState::kSync, unix_ms());
-    SyncPayloadReader payload;
-    inbuf_.erase(0, payload.feed(inbuf_));
-    std::string chunk(kReadChunk, '\0');
-    while (!payload.done() && !payload.failed()) {
-      arm_deadline();
-      auto [ec, n] = co_await sock->async_read_some(asio::buffer(chunk), kTuple);
-      if (generation != generation_) {
-        co_return false;
-      }
-      if (ec) {
-        co_return fail("lost the master " + where + " during the transfer: " + ec.message());
-      }
-      repl.note_master_io(unix_ms());
-      std::string_view got(chunk.data(), n);
-      inbuf_.append(got.substr(payload.feed(got)));
-    }
-    deadline_.cancel();
-    if (payload.failed()) {
-      co_return fail(payload.error());
-    }
-    spdlog::info("received the master's image: {} bytes ({})", payload.received(),
-                 payload.diskless() ? "streamed" : "from the master's disk");
-    try {
-      co_await engine_.run_atomic(0, engine_.all_shards(), [e = &engine_] {
-        empty_data_for_full_sync(*e);
-        return 0;
-      });
-    } catch (const ShardsBusy&) {
-      co_return fail("a busy script holds the data set: the sync starts over");
-    }
-    int64_t stream_db = 0;
-    std::string err = co_await load_image(std::move(payload.body()), stream_db);
-    if (!err.empty()) {
-      spdlog::error("the master's image did not load: {}", err);
-      co_return fail("full sync failed");
-    }
-    if (generation != generation_ || stopped_) {
+    if (!co_await full_sync(generation, reply, where, db)) {
       co_return false;
-    }
-    repl.adopt_master_stream(replid, static_cast<uint64_t>(*offset));
-    repl.set_read_offset(static_cast<uint64_t>(*offset));
-    have_cached_master_ = true;
-    db = stream_db >= 0 && stream_db < static_cast<int64_t>(engine_.shard(0).db_count())
-             ? static_cast<uint32_t>(stream_db)
-             : 0;
-    // Neither the emptying nor the image went through the append-only log: a rewrite makes
-    // the log hold this data set again (Redis restarts its log after a sync likewise).
-    if (Persistence* p = engine_.persistence(); p != nullptr && p->enabled()) {
-      try {
-        std::string rewrite_err = co_await engine_.run_atomic(
-            0, engine_.all_shards(), [p] { return p->start_rewrite(); });
-        if (!rewrite_err.empty()) {
-          spdlog::warn("append only file rewrite after the sync not started: {}", rewrite_err);
-        }
-      } catch (const ShardsBusy&) {
-        spdlog::warn("append only file rewrite after the sync not started: a script is busy");
-      }
     }
   } else if (starts_with(reply, "-NOMASTERLINK") || starts_with(reply, "-LOADING")) {
     co_return fail("master " + where + " cannot serve a sync yet: " + reply.substr(1));
   } else {
     co_return fail("unexpected reply to PSYNC from " + where + ": " + reply);
   }
+  hand_over(generation, where, db);
+  co_return true;
+}
 
-  // The socket becomes the master's client on worker 0.
+asio::awaitable<bool> MasterLink::receive_image(uint64_t generation, const std::string& where,
+                                                std::string& image) {
+  auto sock = socket_;
+  SyncPayloadReader payload;
+  inbuf_.erase(0, payload.feed(inbuf_));
+  std::string chunk(kReadChunk, '\0');
+  while (!payload.done() && !payload.failed()) {
+    arm_deadline();
+    auto [ec, n] = co_await sock->async_read_some(asio::buffer(chunk), kTuple);
+    if (generation != generation_) {
+      co_return false;
+    }
+    if (ec) {
+      co_return fail("lost the master " + where + " during the transfer: " + ec.message());
+    }
+    engine_.replication().note_master_io(unix_ms());
+    std::string_view got(chunk.data(), n);
+    // Bytes past the image are the start of the stream: the Connection gets them.
+    inbuf_.append(got.substr(payload.feed(got)));
+  }
   deadline_.cancel();
+  if (payload.failed()) {
+    co_return fail(payload.error());
+  }
+  spdlog::info("received the master's image: {} bytes ({})", payload.received(),
+               payload.diskless() ? "streamed" : "from the master's disk");
+  image = std::move(payload.body());
+  co_return true;
+}
+
+asio::awaitable<bool> MasterLink::full_sync(uint64_t generation, std::string_view reply,
+                                            const std::string& where, uint32_t& db) {
+  Replication& repl = engine_.replication();
+  // "+FULLRESYNC <replid> <offset>"
+  std::string_view rest = reply.substr(std::min<size_t>(reply.size(), 12));
+  size_t space = rest.find(' ');
+  auto offset =
+      space == std::string_view::npos ? std::nullopt : parse_int64(rest.substr(space + 1));
+  if (space != 40 || !offset || *offset < 0) {
+    co_return fail("malformed reply to PSYNC from " + where + ": " + std::string(reply));
+  }
+  const std::string replid(rest.substr(0, 40));
+  spdlog::info("full resync from master {}: replication id {}, offset {}", where, replid,
+               *offset);
+  // The history this server followed is gone once the load starts.
+  have_cached_master_ = false;
+  repl.set_link_state(LinkState::kSync, unix_ms());
+  std::string image;
+  if (!co_await receive_image(generation, where, image)) {
+    co_return false;
+  }
+  try {
+    co_await engine_.run_atomic(0, engine_.all_shards(), [e = &engine_] {
+      empty_data_for_full_sync(*e);
+      return 0;
+    });
+  } catch (const ShardsBusy&) {
+    co_return fail("a busy script holds the data set: the sync starts over");
+  }
+  int64_t stream_db = 0;
+  std::string err = co_await load_image(std::move(image), stream_db);
+  if (!err.empty()) {
+    spdlog::error("the master's image did not load: {}", err);
+    co_return fail("full sync failed");
+  }
+  if (generation != generation_ || stopped_) {
+    co_return false;
+  }
+  repl.adopt_master_stream(replid, static_cast<uint64_t>(*offset));
+  repl.set_read_offset(static_cast<uint64_t>(*offset));
+  have_cached_master_ = true;
+  db = stream_db >= 0 && stream_db < static_cast<int64_t>(engine_.shard(0).db_count())
+           ? static_cast<uint32_t>(stream_db)
+           : 0;
+  co_await rewrite_log_after_sync();
+  co_return generation == generation_ && !stopped_;
+}
+
+asio::awaitable<void> MasterLink::rewrite_log_after_sync() {
+  // Neither the emptying nor the image went through the append-only log: a rewrite makes the
+  // log hold this data set again (Redis restarts its log after a sync likewise).
+  Persistence* p = engine_.persistence();
+  if (p == nullptr || !p->enabled()) {
+    co_return;
+  }
+  try {
+    std::string err =
+        co_await engine_.run_atomic(0, engine_.all_shards(), [p] { return p->start_rewrite(); });
+    if (!err.empty()) {
+      spdlog::warn("append only file rewrite after the sync not started: {}", err);
+    }
+  } catch (const ShardsBusy&) {
+    spdlog::warn("append only file rewrite after the sync not started: a script is busy");
+  }
+}
+
+void MasterLink::hand_over(uint64_t generation, const std::string& where, uint32_t db) {
+  Replication& repl = engine_.replication();
+  deadline_.cancel();
+  auto sock = std::move(socket_);
   auto info = std::make_shared<ClientInfo>();
   info->id = engine_.clients().next_id();
   info->addr = where;
-  std::error_code lec;
-  if (auto local = sock->local_endpoint(lec); !lec) {
+  std::error_code ec;
+  if (auto local = sock->local_endpoint(ec); !ec) {
     info->laddr = local.address().to_string() + ":" + std::to_string(local.port());
   }
-  if (auto remote = sock->remote_endpoint(lec); !lec) {
+  if (auto remote = sock->remote_endpoint(ec); !ec) {
     info->addr = remote.address().to_string() + ":" + std::to_string(remote.port());
   }
   info->fd = sock->native_handle();
@@ -446,16 +502,13 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
     link_closed(generation, closed_db);
   };
   engine_.clients().add(info);
-  asio::ip::tcp::socket moved = std::move(*sock);
-  socket_.reset();
-  auto conn = std::make_shared<Connection>(std::move(moved), engine_, 0, connections_,
+  auto conn = std::make_shared<Connection>(std::move(*sock), engine_, 0, connections_,
                                            std::move(h));
   conn_ = conn;
   repl.note_master_io(unix_ms());
   repl.set_link_state(LinkState::kConnected, unix_ms());
   spdlog::info("in sync with master {}: applying its stream", where);
   spawn_(std::move(conn));
-  co_return true;
 }
 
 }  // namespace hotkv

@@ -190,6 +190,12 @@ def follow_a_redis_master(t, diskless):
             assert_same(m, r)
             assert info(r)["master_repl_offset"] == info(m)["master_repl_offset"]
 
+            # WAIT asks REPLCONF GETACK; the answer and the ACK every second carry the offset.
+            m.call("SET", "waited", "1")
+            assert m.call("WAIT", 1, 5000) == 1
+            wait_for(lambda: "offset=%s," % info(m)["master_repl_offset"] in info(m)["slave0"],
+                     "the master to see the replica's acknowledged offset")
+
             expect_error(r.call("SET", "k", "v"),
                          "READONLY You can't write against a read only replica.")
             links = r.call("CLIENT", "LIST", "TYPE", "master").strip().splitlines()
@@ -226,6 +232,35 @@ def follows_a_master_syncing_from_disk(t, srv):
 def follows_a_master_streaming_its_image(t, srv):
     """Diskless sync ($EOF: framing): the same checks."""
     follow_a_redis_master(t, diskless=True)
+
+
+@case
+def follows_a_promoted_sibling_by_partial_resync(t, srv):
+    """Failover: a sibling replica is promoted; switching to it continues under its new id."""
+    config = {"repl-diskless-sync-delay": 0}
+    with Server("redis", config=config) as a, Server("redis", config=config) as b, \
+            t.server() as replica, a.raw() as ma, b.raw() as mb, replica.raw() as r:
+        load_every_type(ma)
+        assert mb.call("REPLICAOF", "127.0.0.1", str(a.port)) == "OK"
+        assert r.call("REPLICAOF", "127.0.0.1", str(a.port)) == "OK"
+        wait_caught_up(ma, mb)
+        wait_caught_up(ma, r)
+        mixed_writes(ma, 3000, seed=3)
+        wait_caught_up(ma, mb)
+        wait_caught_up(ma, r)
+        old_id = info(ma)["master_replid"]
+        # What a sentinel does: promote b, point the others at it.
+        assert mb.call("REPLICAOF", "NO", "ONE") == "OK"
+        assert ma.call("REPLICAOF", "127.0.0.1", str(b.port)) == "OK"
+        assert r.call("REPLICAOF", "127.0.0.1", str(b.port)) == "OK"
+        mixed_writes(mb, 2000, seed=5)
+        wait_caught_up(mb, r)
+        wait_caught_up(mb, ma)
+        stats = info(mb, "stats")
+        assert stats["sync_full"] == "0" and stats["sync_partial_ok"] == "2", stats
+        f = info(r)
+        assert f["master_replid"] == info(mb)["master_replid"] and f["master_replid2"] == old_id, f
+        assert_same(mb, r)
 
 
 @case

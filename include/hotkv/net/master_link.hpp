@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <asio/awaitable.hpp>
@@ -51,6 +52,19 @@ class MasterLink {
   asio::awaitable<void> run(uint64_t generation);
   // One attempt. True if the link now lives on as a Connection.
   asio::awaitable<bool> attempt(uint64_t generation);
+  // The attempt's steps; each false after saying why (fail) or when `generation` went stale.
+  asio::awaitable<bool> connect(uint64_t generation, const std::string& host, int64_t port);
+  asio::awaitable<bool> handshake(const std::string& where);
+  // +FULLRESYNC: receives the image, replaces the data set with it, adopts the master's id
+  // and offset; `db` gets the stream's selected database.
+  asio::awaitable<bool> full_sync(uint64_t generation, std::string_view reply,
+                                  const std::string& where, uint32_t& db);
+  asio::awaitable<bool> receive_image(uint64_t generation, const std::string& where,
+                                      std::string& image);
+  asio::awaitable<void> rewrite_log_after_sync();
+  // The socket becomes the master's client (a Connection on worker 0).
+  void hand_over(uint64_t generation, const std::string& where, uint32_t db);
+  bool fail(const std::string& why);
   // Reads one line of a reply (without its CRLF), skipping nothing. "" with `ok` false on a
   // timeout, an error or the link being dropped.
   asio::awaitable<std::string> read_line(bool& ok);
@@ -80,6 +94,7 @@ class MasterLink {
   std::string inbuf_;  // read during the handshake, not yet consumed
   asio::steady_timer deadline_;
   std::weak_ptr<Connection> conn_;
+  std::weak_ptr<Connection> closing_conn_;  // the link follow_role closed, until it is gone
   std::thread loader_;
 };
 
