@@ -18,6 +18,7 @@ For a master that syncs from disk (repl-diskless-sync no) and one that streams
 Run: /usr/bin/python3 test_replica_link.py --server build/hotkv --threads 4
 """
 
+import atexit
 import os
 import random
 import shutil
@@ -31,6 +32,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server import RespError, Server, case, encode_command, expect_error, run_cases  # noqa: E402
 
 DBS = (0, 3)
+# Every server's files (the masters' RDB for a disk sync, the replicas' dump on shutdown).
+WORKDIR = tempfile.mkdtemp(prefix="hotkv-it-repl-")
+atexit.register(shutil.rmtree, WORKDIR, True)
+
+
+def replica_of(t):
+    return t.server(config={"dir": WORKDIR})
+
 WRITES = 20000
 BATCH = 1000
 
@@ -166,60 +175,56 @@ def wait_caught_up(master, replica, timeout=60.0):
 
 
 def follow_a_redis_master(t, diskless):
-    tmp = tempfile.mkdtemp(prefix="hotkv-it-repl-")
-    config = {"dir": tmp, "repl-diskless-sync": "yes" if diskless else "no",
+    config = {"dir": WORKDIR, "repl-diskless-sync": "yes" if diskless else "no",
               "repl-diskless-sync-delay": 0}
-    try:
-        with Server("redis", config=config) as master, t.server() as replica, \
-                master.raw() as m, replica.raw() as r:
-            load_every_type(m)
-            assert r.call("REPLICAOF", "127.0.0.1", str(master.port)) == "OK"
-            wait_for(lambda: info(r)["master_link_status"] == "up", "master_link_status:up")
-            wait_caught_up(m, r)
-            role = r.call("ROLE")
-            assert role[:4] == ["slave", "127.0.0.1", master.port, "connected"], role
-            assert role[4] == int(info(m)["master_repl_offset"]), role
-            f = info(r)
-            assert f["master_sync_in_progress"] == "0" and f["slave_read_only"] == "1", f
-            assert int(f["master_last_io_seconds_ago"]) >= 0, f
-            assert f["master_replid"] == info(m)["master_replid"], f
-            assert assert_same(m, r) > 200
+    with Server("redis", config=config) as master, replica_of(t) as replica, \
+            master.raw() as m, replica.raw() as r:
+        load_every_type(m)
+        assert r.call("REPLICAOF", "127.0.0.1", str(master.port)) == "OK"
+        wait_for(lambda: info(r)["master_link_status"] == "up", "master_link_status:up")
+        wait_caught_up(m, r)
+        role = r.call("ROLE")
+        assert role[:4] == ["slave", "127.0.0.1", master.port, "connected"], role
+        assert role[4] == int(info(m)["master_repl_offset"]), role
+        f = info(r)
+        assert f["master_sync_in_progress"] == "0" and f["slave_read_only"] == "1", f
+        assert int(f["master_last_io_seconds_ago"]) >= 0, f
+        assert f["master_replid"] == info(m)["master_replid"], f
+        assert assert_same(m, r) > 200
 
-            mixed_writes(m, WRITES, seed=7)
-            wait_caught_up(m, r)
-            assert_same(m, r)
-            assert info(r)["master_repl_offset"] == info(m)["master_repl_offset"]
+        mixed_writes(m, WRITES, seed=7)
+        wait_caught_up(m, r)
+        assert_same(m, r)
+        assert info(r)["master_repl_offset"] == info(m)["master_repl_offset"]
 
-            # WAIT asks REPLCONF GETACK; the answer and the ACK every second carry the offset.
-            m.call("SET", "waited", "1")
-            assert m.call("WAIT", 1, 5000) == 1
-            wait_for(lambda: "offset=%s," % info(m)["master_repl_offset"] in info(m)["slave0"],
-                     "the master to see the replica's acknowledged offset")
+        # WAIT asks REPLCONF GETACK; the answer and the ACK every second carry the offset.
+        m.call("SET", "waited", "1")
+        assert m.call("WAIT", 1, 5000) == 1
+        wait_for(lambda: "offset=%s," % info(m)["master_repl_offset"] in info(m)["slave0"],
+                 "the master to see the replica's acknowledged offset")
 
-            expect_error(r.call("SET", "k", "v"),
-                         "READONLY You can't write against a read only replica.")
-            links = r.call("CLIENT", "LIST", "TYPE", "master").strip().splitlines()
-            assert len(links) == 1 and " flags=M " in links[0], links
-            r.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
-            assert len(r.call("CLIENT", "LIST", "TYPE", "master").strip().splitlines()) == 1
+        expect_error(r.call("SET", "k", "v"),
+                     "READONLY You can't write against a read only replica.")
+        links = r.call("CLIENT", "LIST", "TYPE", "master").strip().splitlines()
+        assert len(links) == 1 and " flags=M " in links[0], links
+        r.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        assert len(r.call("CLIENT", "LIST", "TYPE", "master").strip().splitlines()) == 1
 
-            partial_before = int(info(m, "stats")["sync_partial_ok"])
-            full_before = int(info(m, "stats")["sync_full"])
-            assert m.call("CLIENT", "KILL", "TYPE", "replica") >= 1
-            mixed_writes(m, 2000, seed=11)
-            wait_caught_up(m, r)
-            assert int(info(m, "stats")["sync_partial_ok"]) == partial_before + 1
-            assert int(info(m, "stats")["sync_full"]) == full_before
-            assert_same(m, r)
+        partial_before = int(info(m, "stats")["sync_partial_ok"])
+        full_before = int(info(m, "stats")["sync_full"])
+        assert m.call("CLIENT", "KILL", "TYPE", "replica") >= 1
+        mixed_writes(m, 2000, seed=11)
+        wait_caught_up(m, r)
+        assert int(info(m, "stats")["sync_partial_ok"]) == partial_before + 1
+        assert int(info(m, "stats")["sync_full"]) == full_before
+        assert_same(m, r)
 
-            assert r.call("REPLICAOF", "NO", "ONE") == "OK"
-            assert r.call("ROLE")[0] == "master"
-            kept = assert_same(m, r)
-            assert r.call("SET", "after", "promotion") == "OK"
-            assert r.call("DBSIZE") == len([k for k in snapshot(r) if k[0] == 0])
-            assert kept > 200
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        assert r.call("REPLICAOF", "NO", "ONE") == "OK"
+        assert r.call("ROLE")[0] == "master"
+        kept = assert_same(m, r)
+        assert r.call("SET", "after", "promotion") == "OK"
+        assert r.call("DBSIZE") == len([k for k in snapshot(r) if k[0] == 0])
+        assert kept > 200
 
 
 @case
@@ -237,9 +242,9 @@ def follows_a_master_streaming_its_image(t, srv):
 @case
 def follows_a_promoted_sibling_by_partial_resync(t, srv):
     """Failover: a sibling replica is promoted; switching to it continues under its new id."""
-    config = {"repl-diskless-sync-delay": 0}
+    config = {"dir": WORKDIR, "repl-diskless-sync-delay": 0}
     with Server("redis", config=config) as a, Server("redis", config=config) as b, \
-            t.server() as replica, a.raw() as ma, b.raw() as mb, replica.raw() as r:
+            replica_of(t) as replica, a.raw() as ma, b.raw() as mb, replica.raw() as r:
         load_every_type(ma)
         assert mb.call("REPLICAOF", "127.0.0.1", str(a.port)) == "OK"
         assert r.call("REPLICAOF", "127.0.0.1", str(a.port)) == "OK"
@@ -266,8 +271,8 @@ def follows_a_promoted_sibling_by_partial_resync(t, srv):
 @case
 def serve_stale_data_no_refuses_while_the_link_is_down(t, srv):
     """replica-serve-stale-data no: -MASTERDOWN while down, INFO/ECHO still served."""
-    with Server("redis", config={"repl-diskless-sync-delay": 0}) as master, \
-            t.server() as replica, replica.raw() as r:
+    with Server("redis", config={"dir": WORKDIR, "repl-diskless-sync-delay": 0}) as master, \
+            replica_of(t) as replica, replica.raw() as r:
         assert r.call("SET", "k", "v") == "OK"
         assert r.call("CONFIG", "SET", "replica-serve-stale-data", "no") == "OK"
         # A master that does not answer yet: the link stays down.
