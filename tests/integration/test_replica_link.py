@@ -269,6 +269,20 @@ def follows_a_promoted_sibling_by_partial_resync(t, srv):
 
 
 @case
+def authenticates_with_masterauth(t, srv):
+    """A master with a password: masterauth (and masteruser) let the link in."""
+    config = {"dir": WORKDIR, "repl-diskless-sync-delay": 0}
+    with Server("redis", config=config, requirepass="s3cret") as master, \
+            replica_of(t) as replica, master.raw() as m, replica.raw() as r:
+        m.call("SET", "guarded", "1")
+        assert r.call("CONFIG", "SET", "masteruser", "default") == "OK"
+        assert r.call("CONFIG", "SET", "masterauth", "s3cret") == "OK"
+        assert r.call("REPLICAOF", "127.0.0.1", str(master.port)) == "OK"
+        wait_caught_up(m, r)
+        assert r.call("GET", "guarded") == "1"
+
+
+@case
 def serve_stale_data_no_refuses_while_the_link_is_down(t, srv):
     """replica-serve-stale-data no: -MASTERDOWN while down, INFO/ECHO still served."""
     with Server("redis", config={"dir": WORKDIR, "repl-diskless-sync-delay": 0}) as master, \
