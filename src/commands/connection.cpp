@@ -526,7 +526,7 @@ void register_connection(Table& t) {
   constexpr uint32_t kConn = kConnection | kFast;
   // clang-format off
   t.add({"PING",   -1, kConn, no_keys(), cmd_ping, "connection", "PING [message]", "Returns the server's liveliness response."});
-  t.add({"ECHO",    2, kConn, no_keys(), cmd_echo, "connection", "ECHO message", "Returns the given string."});
+  t.add({"ECHO",    2, kConn | kLoading | kStale, no_keys(), cmd_echo, "connection", "ECHO message", "Returns the given string."});
   t.add({"HELLO",  -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_hello, "connection", "HELLO [protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the server: selects the protocol version, authenticates, names the client."});
   t.add({"AUTH",   -2, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_auth, "connection", "AUTH [username] password", "Authenticates the connection."});
   t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database."});

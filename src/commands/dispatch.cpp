@@ -266,6 +266,14 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
       return nullptr;
     }
   }
+  // replica-serve-stale-data no: while the link to the master is not up, only the commands
+  // flagged stale (INFO, REPLICAOF, PING, CONFIG...) are served, as on Redis.
+  if ((spec->flags & kStale) == 0 && engine.replication().is_replica() &&
+      !engine.config().replica_serve_stale_data.load(std::memory_order_relaxed) &&
+      engine.replication().link_state() != LinkState::kConnected) {
+    reply.error(err::kMasterDown);
+    return nullptr;
+  }
   return spec;
 }
 

@@ -141,9 +141,11 @@ std::string map_file(const std::string& path, std::string_view& out, size_t& map
   return "";
 }
 
+}  // namespace
+
 // The libraries an RDB file carried, validated as FUNCTION RESTORE would (in a private
 // interpreter: the shards' own are created on their threads).
-std::string add_loaded_libraries(Engine& engine, const std::vector<std::string>& codes) {
+std::string add_rdb_libraries(Engine& engine, const std::vector<std::string>& codes) {
   ScriptStore& store = engine.scripts();
   LuaVm validator(store, 0);
   std::string error;
@@ -156,8 +158,6 @@ std::string add_loaded_libraries(Engine& engine, const std::vector<std::string>&
   }
   return "";
 }
-
-}  // namespace
 
 RdbSnapshotAux rdb_snapshot_aux(Engine& engine) {
   RdbSnapshotAux aux;
@@ -189,7 +189,7 @@ std::string load_rdb_at_startup(Engine& engine) {
   if (!r.error.empty()) {
     return "cannot load the RDB file " + path + ": " + r.error;
   }
-  if (std::string err = add_loaded_libraries(engine, r.function_codes); !err.empty()) {
+  if (std::string err = add_rdb_libraries(engine, r.function_codes); !err.empty()) {
     return err;
   }
   engine.rdb_saver().set_load_stats(r.keys_loaded, r.keys_expired);

@@ -4,6 +4,8 @@
 // the network layer and follow that state (docs/replication.md).
 #include "hotkv/commands/replication.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "hotkv/commands/context.hpp"
@@ -29,6 +31,9 @@ void cmd_replicaof(CommandContext& ctx) {
     // The shards' own writes are the stream again (the master's bytes were, until now).
     ctx.engine.set_replication_feed_on(repl.backlog_active());
     (void)config.set("replicaof", "", true);  // always valid
+    if (ctx.engine.replication_hook) {
+      ctx.engine.replication_hook();
+    }
     ctx.reply.ok();
     return;
   }
@@ -50,6 +55,9 @@ void cmd_replicaof(CommandContext& ctx) {
   // From now on this server's replicas get its master's bytes, passed on by the link.
   ctx.engine.set_replication_feed_on(false);
   (void)config.set("replicaof", std::string(ctx.arg(1)) + " " + std::to_string(port), true);
+  if (ctx.engine.replication_hook) {
+    ctx.engine.replication_hook();
+  }
   ctx.reply.ok();
 }
 
@@ -142,13 +150,16 @@ void info_replication(Engine& engine, std::string& out) {
   if (auto m = repl.master()) {
     LinkState state = repl.link_state();
     bool up = state == LinkState::kConnected;
-    int64_t offset = up ? static_cast<int64_t>(repl.offset()) : 1;
+    // The offsets of the stream followed (the cached master's while the link is down): read
+    // from the master, and applied.
+    auto applied = static_cast<int64_t>(repl.offset());
+    int64_t read = std::max(applied, static_cast<int64_t>(repl.read_offset()));
     fmt::format_to(std::back_inserter(out),
                    "role:slave\r\nmaster_host:{}\r\nmaster_port:{}\r\nmaster_link_status:{}\r\n"
                    "master_last_io_seconds_ago:{}\r\nmaster_sync_in_progress:{}\r\n"
                    "slave_read_repl_offset:{}\r\nslave_repl_offset:{}\r\n",
                    m->first, m->second, up ? "up" : "down", up ? repl.last_io_seconds_ago(now_s) : -1,
-                   state == LinkState::kSync ? 1 : 0, offset, offset);
+                   state == LinkState::kSync ? 1 : 0, read, applied);
     if (!up) {
       int64_t since = repl.link_down_since_ms();
       fmt::format_to(std::back_inserter(out), "master_link_down_since_seconds:{}\r\n",

@@ -92,6 +92,11 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       owner_(std::move(from.owner)) {
   migrated_at_ms_ = from.migrated_at_ms;
   session_.info->shard.store(shard, std::memory_order_relaxed);
+  if (session_.master_link) {
+    master_ = std::make_unique<MasterStream>();
+    master_->carried = std::move(from.master_input);
+    master_->on_closed = std::move(from.on_master_link_closed);
+  }
 }
 
 Connection::~Connection() = default;
@@ -223,6 +228,10 @@ asio::awaitable<void> Connection::run() {
   set_.add(self);
   std::error_code nb_ec;
   socket_.non_blocking(true, nb_ec);
+  if (master_) {
+    co_await serve_master_stream();
+    closing_ = true;  // the ordinary loop below does not run
+  }
   for (;;) {
     if (closing_ || shutting_down_) {
       break;
@@ -286,6 +295,9 @@ asio::awaitable<void> Connection::run() {
   engine_.clients().remove(id());
   std::error_code ec;
   socket_.close(ec);
+  if (master_ && master_->on_closed) {
+    master_->on_closed(session_.db);
+  }
 }
 
 asio::awaitable<bool> Connection::write_output() {
@@ -741,7 +753,8 @@ void ConnectionSet::close_idle(int64_t now_ms, int64_t timeout_s) {
   }
   for (auto& w : live()) {
     if (auto c = w.lock()) {
-      if (now_ms - c->last_interaction_ms() > timeout_s * 1000) {
+      // The master's link is never idle in that sense: repl-timeout watches it instead.
+      if (!c->master_ && now_ms - c->last_interaction_ms() > timeout_s * 1000) {
         c->close();
       }
     }

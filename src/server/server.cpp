@@ -327,6 +327,20 @@ int Server::run() {
     }
   });
   asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
+  // The link to a master follows the role: the start-up one (`replicaof` in the config file)
+  // once the loop runs, then every REPLICAOF.
+  master_link_ = std::make_unique<MasterLink>(
+      *engine_, workers_[0]->io, workers_[0]->connections,
+      [this](std::shared_ptr<Connection> c) { spawn_connection(workers_[0]->io, std::move(c)); },
+      port_);
+  engine_->replication_hook = [this] {
+    asio::post(workers_[0]->io, [this] {
+      if (!stopping_.load()) {
+        master_link_->follow_role();
+      }
+    });
+  };
+  asio::post(workers_[0]->io, [this] { master_link_->follow_role(); });
   // From here on CONFIG SET appendonly switches the log at runtime (the start-up value, from
   // flags or the config file, was read above).
   config_.set_appendonly_hook([this](bool on) -> std::string {
@@ -398,6 +412,8 @@ int Server::run() {
   if (loader_.joinable()) {
     loader_.join();
   }
+  // Joins a full sync's loading thread (told to give up by shutdown) while the engine exists.
+  master_link_.reset();
   persistence_->close();
   if (engine_->rdb_saver().save_on_shutdown() && !engine_->loading()) {
     // SHUTDOWN SAVE: the shards' threads are gone, so the keyspaces hold still.
@@ -441,6 +457,11 @@ void Server::shutdown() {
   }
   persistence_->abort_loading();
   engine_->rdb_saver().abort_loading();
+  asio::post(workers_[0]->io, [this] {
+    if (master_link_) {
+      master_link_->stop();
+    }
+  });
   engine_->rdb_saver().abandon();
   asio::post(workers_[0]->io, [this] {
     std::error_code ec;

@@ -29,6 +29,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
         std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_, databases));
     shards_.back()->set_latency_monitor(&latency_);
     shards_.back()->log().set_tap(replication_feed_.get(), i);
+    shards_.back()->set_expiry_gate([this] { return !replication_.is_replica(); });
     // "expired" events come from the deletion itself (the timing wheel's, or a lookup's),
     // so they follow the deadline closely.
     for (uint32_t db = 0; db < databases; ++db) {

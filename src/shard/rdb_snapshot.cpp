@@ -16,6 +16,7 @@
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/value_dump.hpp"
 #include "hotkv/types/encoding_limits.hpp"
+#include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
 namespace {
@@ -44,6 +45,13 @@ class EngineLoader : public RdbFileHandler {
         abort_(abort),
         batches_(engine.shard_count()),
         in_flight_(std::make_shared<std::atomic<int>>(0)) {}
+
+  bool aux(std::string_view key, std::string_view value) override {
+    if (key == "repl-stream-db") {
+      result_.repl_stream_db = parse_int64(value).value_or(0);
+    }
+    return true;
+  }
 
   bool select_db(uint64_t db) override {
     if (db >= engine_.shard(0).db_count()) {

@@ -261,6 +261,13 @@ void Replication::adopt_master_stream(std::string replid, uint64_t offset) {
   offset_.store(offset, std::memory_order_release);
 }
 
+void Replication::continue_under_new_id(std::string replid) {
+  std::lock_guard lock(mu_);
+  replid2_ = std::move(replid_);
+  second_offset_ = static_cast<int64_t>(offset_.load()) + 1;
+  replid_ = std::move(replid);
+}
+
 bool Replication::read_backlog(uint64_t offset, size_t max, std::string& out) const {
   std::lock_guard lock(mu_);
   if (!backlog_.holds_from(offset)) {

@@ -67,6 +67,10 @@ void Shard::run_expiry() {
     });
     return;
   }
+  if (expiry_gate_ && !expiry_gate_()) {
+    arm_expiry(now_ms() + kGateRecheckMs);
+    return;
+  }
   int64_t now = now_ms();
   // Each database's wheel gets a batch per round; holds get a batch of their own, so a mass
   // expiry of keys cannot starve them (or back).

@@ -69,6 +69,8 @@ inline constexpr const char* kReplicaofFromReplica =
 inline constexpr const char* kInvalidMasterPort = "ERR Invalid master port";
 inline constexpr const char* kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
 inline constexpr const char* kReadOnlyReplica = "READONLY You can't write against a read only replica.";
+inline constexpr const char* kMasterDown =
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 
 // Texts that name an argument or a command.
 // "MISCONF Errors writing to the AOF file: <strerror>": writes are refused while the log is

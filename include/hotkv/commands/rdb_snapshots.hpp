@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "hotkv/shard/rdb_snapshot.hpp"
 
@@ -20,5 +21,10 @@ RdbSnapshotAux rdb_snapshot_aux(Engine& engine);
 // (loaded, or no file) or a fatal message. REQUIRES the shards' threads running and the
 // engine marked loading; any thread but a shard's.
 std::string load_rdb_at_startup(Engine& engine);
+
+// Registers the function libraries an RDB file carried (RdbLoadResult::function_codes),
+// validated as FUNCTION RESTORE would. Returns "" or why one was refused. Any thread but a
+// shard's, while no script runs (loading).
+std::string add_rdb_libraries(Engine& engine, const std::vector<std::string>& codes);
 
 }  // namespace hotkv

@@ -57,6 +57,12 @@ struct ConnectionHandoff {
   ClientSession session;
   std::shared_ptr<ConnectionOwner> owner;
   int64_t migrated_at_ms = 0;
+  // A replica's link to its master, handed over by MasterLink once the sync is done
+  // (session.master_link set): the bytes of the command stream read along with the payload,
+  // and what to call, on the connection's thread, with the stream's selected database once
+  // the link is gone (the cached master keeps it for a partial resync).
+  std::string master_input;
+  std::function<void(uint32_t db)> on_master_link_closed;
 };
 
 class Connection : public std::enable_shared_from_this<Connection>, private PubSubSink {
@@ -165,6 +171,19 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // client-output-buffer-limit pubsub: false (and the connection closes) when over it.
   bool within_pubsub_limits();
 
+  // A replica's link to its master (connection_master_link.cpp): the master's commands are
+  // applied like a client's, unanswered except REPLCONF GETACK, and every byte applied is
+  // counted in the replication offset and kept in the backlog. Runs instead of the ordinary
+  // read loop; returns when the link is gone.
+  asio::awaitable<void> serve_master_stream();
+  asio::awaitable<bool> process_master_input();
+  // The bytes of commands applied so far, when no MULTI is open, join the offset and the
+  // backlog (a transaction counts at its EXEC, so a resync never starts inside one).
+  void settle_master_bytes();
+  // REPLCONF ACK <offset> to the master, now, without disturbing a write in flight.
+  void send_master_ack();
+  void arm_master_ack_timer();
+
   ClientSocket socket_;
   Engine& engine_;
   size_t shard_;
@@ -212,6 +231,15 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // shard before the connection moves there, and the least time between two moves.
   static constexpr uint32_t kMigrateAfter = 16;
   static constexpr int64_t kMigrateIntervalMs = 1000;
+  // The master link's state (session_.master_link): see ConnectionHandoff.
+  struct MasterStream {
+    std::string carried;     // stream bytes read before the connection existed
+    std::string unsettled;   // applied but not yet counted (inside MULTI)
+    std::string to_master;   // ACKs waiting for the coroutine to write them
+    std::function<void(uint32_t db)> on_closed;
+    std::unique_ptr<asio::steady_timer> ack_timer;
+  };
+  std::unique_ptr<MasterStream> master_;
   size_t migrate_to_;     // == shard_ unless a move is wanted
   bool adopted_ = false;  // arrived by migration (already in the client registry)
   std::shared_ptr<ConnectionOwner> owner_;

@@ -15,6 +15,7 @@
 #include <asio/steady_timer.hpp>
 
 #include "hotkv/net/connection.hpp"
+#include "hotkv/net/master_link.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/util/config.hpp"
@@ -63,6 +64,8 @@ class Server {
 
   Config& config_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  // A replica's link to its master, on worker 0 (destroyed before the workers it uses).
+  std::unique_ptr<MasterLink> master_link_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Persistence> persistence_;
   std::thread loader_;

@@ -168,6 +168,9 @@ class Engine {
 
   // Set by the server; called (from any thread) by SHUTDOWN.
   std::function<void()> shutdown_hook;
+  // Set by the server; called (from any thread) after REPLICAOF changed the role or the
+  // master, so the link to the master follows (net/master_link.hpp).
+  std::function<void()> replication_hook;
   void request_shutdown() {
     if (shutdown_hook) {
       shutdown_hook();

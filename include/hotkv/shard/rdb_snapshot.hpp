@@ -36,6 +36,7 @@ struct RdbLoadResult {
   uint64_t keys_loaded = 0;
   uint64_t keys_expired = 0;  // deadline passed: skipped, as a Redis master does
   std::vector<std::string> function_codes;  // the file's libraries, for the caller to register
+  int64_t repl_stream_db = 0;  // the repl-stream-db aux field (a replica's full sync needs it)
 };
 
 // Loads an RDB file's keys into the engine: each key to its owning shard and database, values

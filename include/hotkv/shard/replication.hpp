@@ -139,6 +139,14 @@ class Replication {
   // The replica's side: after a full sync from a master at (replid, offset), this server's
   // stream is that master's from there on.
   void adopt_master_stream(std::string replid, uint64_t offset);
+  // The replica's side, on +CONTINUE <replid> from a master whose id changed (it was promoted):
+  // the stream followed so far stays valid under the old id up to here (replid2), and
+  // continues under the new one.
+  void continue_under_new_id(std::string replid);
+  // The replica's side: bytes read from the master's stream, applied or not (INFO's
+  // slave_read_repl_offset). Any thread.
+  void set_read_offset(uint64_t offset) { read_offset_.store(offset, std::memory_order_relaxed); }
+  uint64_t read_offset() const { return read_offset_.load(std::memory_order_relaxed); }
   // Bytes of the stream after `offset`, at most `max`, appended to `out`; false if they are
   // no longer (or not yet) in the backlog.
   bool read_backlog(uint64_t offset, size_t max, std::string& out) const;
@@ -178,6 +186,7 @@ class Replication {
   mutable std::mutex mu_;
   std::atomic<ReplicationRole> role_{ReplicationRole::kMaster};
   std::atomic<uint64_t> offset_{0};
+  std::atomic<uint64_t> read_offset_{0};
   std::atomic<bool> backlog_active_{false};
   std::string replid_;
   std::string replid2_;

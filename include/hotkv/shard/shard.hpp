@@ -113,6 +113,13 @@ class Shard {
   std::optional<size_t> expire_holds(int64_t now_ms, size_t max_items);
   static constexpr int64_t kHoldRetryMs = 20;
 
+  // Whether active expiry may run now. A replica's keys and holds expire when its master's
+  // DEL (or hold release) arrives through the link, as Redis replicas wait for the master;
+  // while the gate is shut the timer only rechecks it every kGateRecheckMs. Set once, before
+  // the shard runs; unset, expiry always runs.
+  void set_expiry_gate(std::function<bool()> open) { expiry_gate_ = std::move(open); }
+  static constexpr int64_t kGateRecheckMs = 500;
+
   // Where run_expiry reports a slow round ("expire-cycle"); the engine's monitor. Set once,
   // before the shard runs.
   void set_latency_monitor(LatencyMonitor* m) { latency_ = m; }
@@ -172,6 +179,7 @@ class Shard {
   bool flush_posted_ = false;
   bool stopped_ = false;
   HoldExpiryHook hold_hook_;
+  std::function<bool()> expiry_gate_;
   LatencyMonitor* latency_ = nullptr;
   const int64_t* manual_clock_ = nullptr;
   std::atomic<bool> script_busy_{false};

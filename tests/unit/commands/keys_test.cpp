@@ -119,6 +119,19 @@ TEST_CASE("active expiry removes keys at their deadline and counts them", "[expi
   CHECK(s.run({"INFO", "stats"}).find("expired_keys:1000\r\n") != std::string::npos);
 }
 
+TEST_CASE("a replica's shards expire nothing until it is a master again", "[expire]") {
+  TestServer s;
+  s.run({"SET", "k", "v", "PX", "100"});
+  s.engine().replication().become_replica("127.0.0.1", 1);
+  s.advance(200);
+  // The shard's timer round, as its expiry timer runs it: the master's DEL is awaited.
+  s.engine().shard(0).run_expiry();
+  CHECK(s.engine().shard(0).keyspace(0).size() == 1);
+  s.engine().replication().become_master();
+  s.engine().shard(0).run_expiry();
+  CHECK(s.engine().shard(0).keyspace(0).size() == 0);
+}
+
 TEST_CASE("a rewritten TTL is honoured, not the stale one", "[expire]") {
   TestServer s;
   s.run({"SET", "k", "v", "PX", "100"});
