@@ -40,12 +40,6 @@ for script in "$root"/tests/integration/test_*.py; do
   if [[ -n $only && $name != "$only" ]]; then
     continue
   fi
-  # The failover tests need replication links, which hotkv does not have yet: against hotkv they
-  # run only when asked for by name (--only sentinel).
-  if [[ $name == sentinel && $kind == hotkv && $only != sentinel ]]; then
-    echo "== sentinel: skipped against hotkv (needs replication; --only sentinel runs it)"
-    continue
-  fi
   if [[ $kind == redis ]]; then
     runs=("--kind redis")
   else
