@@ -218,9 +218,9 @@ def value(c, key, kind):
     raise AssertionError("unexpected type %s of %r" % (kind, key))
 
 
-def snapshot(srv):
+def snapshot(srv, dbs=range(DATABASES)):
     out = {}
-    for db in range(DATABASES):
+    for db in dbs:
         c = srv.client(db=db)
         for key in c.keys("*"):
             kind = c.type(key)
