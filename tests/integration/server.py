@@ -55,6 +55,17 @@ def wait_for(cond, what, timeout=10.0, tolerate=()):
                          % (timeout, what, " (last error: %r)" % last if last else ""))
 
 
+def set_refused(c, key, value, error):
+    """SET key value through the redis-py client `c`: True if the server refused it with an
+    error containing `error` (any other error fails the test), False if it took it."""
+    try:
+        c.set(key, value)
+        return False
+    except Exception as e:  # redis-py maps each error prefix to its own exception class
+        assert error in str(e), e
+        return True
+
+
 def raise_nofile(wanted):
     """Raises the soft RLIMIT_NOFILE towards `wanted` (capped by the hard limit); returns it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

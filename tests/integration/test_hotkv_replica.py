@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dataset import (atomic, compare, hashes, keyspace, lists, other_databases, sets,  # noqa: E402
                      snapshot, streams, strings, zsets)
-from server import case, hotkv_only, run_cases, wait_for  # noqa: E402
+from server import case, hotkv_only, run_cases, set_refused, wait_for  # noqa: E402
 
 BIG_KEYS = 1_000_000
 BIG_DB = 15  # the million keys live apart, so the other databases can be compared whole
@@ -178,23 +178,9 @@ def wait_and_noreplicas_follow_the_replica(t, srv):
             assert m.wait(1, 300) == 0
             m.config_set("min-replicas-max-lag", 2)
             m.config_set("min-replicas-to-write", 1)
+            wait_for(lambda: set_refused(m, "probe", "1", "NOREPLICAS"), "-NOREPLICAS", 15)
 
-            def refused():
-                try:
-                    m.set("probe", "1")
-                    return False
-                except Exception as e:
-                    assert "NOREPLICAS" in str(e), e
-                    return True
-            wait_for(refused, "-NOREPLICAS", 15)
-
-        def accepted():
-            try:
-                return m.set("probe", "2")
-            except Exception as e:
-                assert "NOREPLICAS" in str(e), e
-                return False
-        wait_for(accepted, "writes accepted again", 15)
+        wait_for(lambda: not set_refused(m, "probe", "2", "NOREPLICAS"), "writes again", 15)
         assert m.wait(1, 5000) == 1
         assert replica.client().get("probe") == "2"
 

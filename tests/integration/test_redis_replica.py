@@ -32,7 +32,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import Server, case, run_cases, wait_for  # noqa: E402
+from server import Server, case, run_cases, set_refused, wait_for  # noqa: E402
 from dataset import (atomic, compare, hashes, keyspace, lists, other_databases, sets,  # noqa: E402
                      snapshot, streams, strings, zsets)
 
@@ -252,26 +252,12 @@ def wait_counts_the_replica_and_noreplicas_closes_the_window(t, srv):
                 assert time.monotonic() - started >= 0.25
                 m.config_set("min-replicas-max-lag", 2)
                 m.config_set("min-replicas-to-write", 1)
-
-                def refused():
-                    try:
-                        m.set("probe", "1")
-                        return False
-                    except Exception as e:  # redis-py maps -NOREPLICAS to a ResponseError
-                        assert "NOREPLICAS" in str(e), e
-                        return True
-                wait_for(refused, "-NOREPLICAS with the replica stopped", 15)
+                wait_for(lambda: set_refused(m, "probe", "1", "NOREPLICAS"),
+                         "-NOREPLICAS with the replica stopped", 15)
                 assert m.get("w:3") == "3"  # reads go on
             finally:
                 os.kill(replica.proc.pid, signal.SIGCONT)
-
-            def accepted():
-                try:
-                    return m.set("probe", "2")
-                except Exception as e:
-                    assert "NOREPLICAS" in str(e), e
-                    return False
-            wait_for(accepted, "writes accepted again", 15)
+            wait_for(lambda: not set_refused(m, "probe", "2", "NOREPLICAS"), "writes again", 15)
             assert m.wait(1, 5000) == 1
             assert replica.client().get("probe") == "2"
             m.config_set("min-replicas-to-write", 0)
