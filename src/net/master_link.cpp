@@ -79,6 +79,11 @@ void MasterLink::follow_role() {
     have_cached_master_ = true;
     cached_db_ = 0;
   }
+  // A restart that reloaded the data of a clean shutdown offers the position it had then.
+  if (auto db = repl.take_restored_stream(); db && replica && !started_) {
+    have_cached_master_ = true;
+    cached_db_ = *db;
+  }
   started_ = true;
   was_replica_ = replica;
   ++generation_;

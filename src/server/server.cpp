@@ -19,6 +19,7 @@
 #include "hotkv/commands/rdb_snapshots.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
+#include "hotkv/shard/replication_state.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/log.hpp"
@@ -63,6 +64,16 @@ Server::Server(Config& config) : config_(config) {
   if (size_t space = replicaof.find(' '); space != std::string::npos) {
     if (auto port = parse_int64(std::string_view(replicaof).substr(space + 1))) {
       engine_->replication().become_replica(replicaof.substr(0, space), *port);
+      // The data about to be loaded is what a clean shutdown left, at this stream position: the
+      // link asks the master to continue from it.
+      auto pos = take_replication_position(config_.get_string("dir"));
+      const char* source = config_.get_string("appendonly") == "yes" ? "aof" : "rdb";
+      if (pos && pos->source == source) {
+        engine_->replication().adopt_master_stream(pos->replid, pos->offset);
+        engine_->replication().set_restored_stream(pos->db);
+        spdlog::info("replication position {}:{} restored from the last shutdown", pos->replid,
+                     pos->offset);
+      }
     }
   }
 }
@@ -412,13 +423,25 @@ int Server::run() {
   if (loader_.joinable()) {
     loader_.join();
   }
+  // A replica's stream position, taken before the link goes (it knows the selected database).
+  // Not while the log's rewrite after a full sync is unfinished: the log may then lack part of
+  // the data, and a full sync on restart is the safe way back.
+  if (master_link_ && master_link_->has_position() && engine_->replication().is_replica() &&
+      !engine_->loading() && !persistence_->rewrite_in_progress()) {
+    shutdown_position_ = ReplicationPosition{engine_->replication().ids().replid,
+                                             engine_->replication().offset(),
+                                             master_link_->position_db(), ""};
+  }
   // Joins a full sync's loading thread (told to give up by shutdown) while the engine exists.
   master_link_.reset();
+  const bool logged = persistence_->enabled();
   persistence_->close();
+  bool saved_rdb = false;
   if (engine_->rdb_saver().save_on_shutdown() && !engine_->loading()) {
     // SHUTDOWN SAVE: the shards' threads are gone, so the keyspaces hold still.
     if (engine_->rdb_saver().save_parked(rdb_snapshot_aux(*engine_)).empty()) {
       spdlog::info("DB saved on disk before shutdown");
+      saved_rdb = true;
     } else {
       exit_code_.store(1);
     }
@@ -427,6 +450,16 @@ int Server::run() {
   for (size_t i = 0; i < engine_->shard_count(); ++i) {
     engine_->shard(i).log().flush();
     engine_->shard(i).log().sync();
+  }
+  // Kept only where the restart will find the same data: the log (appendonly yes) or the
+  // RDB file just written (appendonly no).
+  if (shutdown_position_ && ((logged && config_.get_string("appendonly") == "yes") ||
+                             (saved_rdb && config_.get_string("appendonly") != "yes"))) {
+    shutdown_position_->source = logged ? "aof" : "rdb";
+    if (Status st = save_replication_position(config_.get_string("dir"), *shutdown_position_);
+        !st.is_ok()) {
+      spdlog::warn("replication position not saved: {}", st.message());
+    }
   }
   spdlog::info("HotKV is now ready to exit, bye bye...");
   return exit_code_.load();

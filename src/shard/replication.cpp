@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 
 namespace hotkv {
 
@@ -287,6 +288,16 @@ bool Replication::can_continue(std::string_view replid, uint64_t offset) const {
   bool previous = replid == replid2_ && second_offset_ >= 0 &&
                   static_cast<int64_t>(offset) + 1 <= second_offset_;
   return (ours || previous) && backlog_.holds_from(offset);
+}
+
+void Replication::set_restored_stream(uint32_t db) {
+  std::lock_guard lock(mu_);
+  restored_db_ = db;
+}
+
+std::optional<uint32_t> Replication::take_restored_stream() {
+  std::lock_guard lock(mu_);
+  return std::exchange(restored_db_, std::nullopt);
 }
 
 void Replication::add_replica(ReplicaPeer peer) {

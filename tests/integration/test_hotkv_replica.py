@@ -236,5 +236,39 @@ def a_promotion_keeps_siblings_and_the_old_master_on_partial_resync(t, srv):
         assert b.client().get("first-on-a") == "1"
 
 
+@case
+@hotkv_only("a HotKV replica restarted from its own log")
+def a_replica_restarted_cleanly_resyncs_partially(t, srv):
+    """A replica with appendonly yes shut down cleanly and restarted resumes by partial resync,
+    in the database the stream had selected."""
+    with node(t) as master, tempfile.TemporaryDirectory(prefix="hotkv-node-") as d:
+        m, m3 = master.client(), master.client(db=3)
+        replica = t.server(config={"dir": d, "appendonly": "yes",
+                                   "replicaof": "127.0.0.1 %d" % master.port})
+        replica.start()
+        try:
+            for i in range(500):
+                m.set("k:%d" % i, i)
+            m3.set("in-three", "before")  # the stream's last SELECT is 3
+            in_sync(master, replica)
+            r = replica.client()
+            # The log is rewritten after the full sync (the image did not go through it).
+            wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0,
+                     "the rewrite after the sync", 20)
+            replica.stop()
+            m3.set("in-three", "while down")  # no SELECT: the stream is still in 3
+            m3.set("also-three", "1")
+            before = m.info("stats")
+            replica.start()
+            wait_for(lambda: m.info("stats")["sync_partial_ok"] == before["sync_partial_ok"] + 1,
+                     "a partial resync after the restart", 20)
+            in_sync(master, replica)
+            assert m.info("stats")["sync_full"] == before["sync_full"]
+            assert replica.client(db=3).get("in-three") == "while down"
+            compare(snapshot(master), snapshot(replica))
+        finally:
+            replica.stop()
+
+
 if __name__ == "__main__":
     run_cases(__doc__.split("\n")[0], shared_server=False)

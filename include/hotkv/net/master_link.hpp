@@ -46,6 +46,10 @@ class MasterLink {
   void follow_role();
   // Worker 0's thread (shutdown). No new attempt starts; the loading thread is told to give up.
   void stop();
+  // The stream's position for a restart (a clean shutdown saves it): whether there is one, and
+  // the database the link had selected.
+  bool has_position() const { return have_cached_master_; }
+  uint32_t position_db() const { return cached_db_; }
 
  private:
   // Attempts until one hands a synced link over (or the role changes: `generation` is stale).

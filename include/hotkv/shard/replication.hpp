@@ -155,6 +155,12 @@ class Replication {
   // where it ended)?
   bool can_continue(std::string_view replid, uint64_t offset) const;
 
+  // A restart reloaded the data this replica had at a clean shutdown and adopted the stream's
+  // position (shard/replication_state.hpp): the link offers it to the master once. Returns the
+  // database the stream had selected, or nullopt (then, nothing to offer).
+  void set_restored_stream(uint32_t db);
+  std::optional<uint32_t> take_restored_stream();
+
   // Replicas attached to this server.
   void add_replica(ReplicaPeer peer);
   void update_replica(uint64_t client_id, std::string_view state, std::optional<uint64_t> ack,
@@ -199,6 +205,7 @@ class Replication {
   ReplicationBacklog backlog_;
   std::vector<ReplicaPeer> replicas_;
   std::vector<std::shared_ptr<ReplicaChannel>> channels_;
+  std::optional<uint32_t> restored_db_;
   std::vector<std::shared_ptr<AckWaiter>> waiters_;
   size_t acked_locked(uint64_t offset) const;
   void wake_waiters_locked();
