@@ -168,7 +168,9 @@ RdbSnapshotAux rdb_snapshot_aux(Engine& engine) {
     aux.function_codes.push_back(lib->code);
   }
   aux.used_mem = used_memory_bytes();
-  aux.repl_id = engine.rdb_saver().repl_id();
+  // The stream's id and offset, as Redis writes them (a replica's full sync overrides both).
+  aux.repl_id = engine.replication().ids().replid;
+  aux.repl_offset = static_cast<int64_t>(engine.replication().offset());
   return aux;
 }
 

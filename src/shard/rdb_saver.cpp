@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 
 #include <spdlog/spdlog.h>
 
@@ -16,17 +15,6 @@
 
 namespace hotkv {
 namespace {
-
-std::string random_hex40() {
-  std::random_device rd;
-  std::mt19937_64 gen(rd());
-  static const char* kHex = "0123456789abcdef";
-  std::string id(40, '0');
-  for (char& c : id) {
-    c = kHex[gen() & 0xf];
-  }
-  return id;
-}
 
 uint64_t key_changes_total(Engine& e) {
   return e.stats().key_changes_at_save.load() + e.key_changes_since_save();
@@ -64,7 +52,7 @@ std::string write_and_rename(Engine& engine, const std::string& temp, const std:
 }  // namespace
 
 RdbSaver::RdbSaver(Engine& engine)
-    : engine_(engine), repl_id_(random_hex40()), last_save_unix_(engine.start_unix_ms() / 1000) {}
+    : engine_(engine), last_save_unix_(engine.start_unix_ms() / 1000) {}
 
 RdbSaver::~RdbSaver() { abandon(); }
 

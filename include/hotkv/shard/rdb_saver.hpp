@@ -64,14 +64,11 @@ class RdbSaver {
   }
   uint64_t last_load_keys_loaded() const { return loaded_keys_.load(); }
   uint64_t last_load_keys_expired() const { return loaded_expired_.load(); }
-  // The replication id written into snapshots (repl-id) until replication provides one.
-  const std::string& repl_id() const { return repl_id_; }
 
  private:
   std::string temp_path(long pid) const;
 
   Engine& engine_;
-  std::string repl_id_;
   std::mutex mutex_;  // start and reap
   std::atomic<int> child_pid_{0};
   std::atomic<bool> scheduled_{false};
