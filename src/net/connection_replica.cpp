@@ -149,6 +149,12 @@ asio::awaitable<void> Connection::read_replica_acks(std::shared_ptr<Connection> 
         if (auto off = parse_int64(args_[2]); off && *off >= 0) {
           repl.update_replica(id(), "", static_cast<uint64_t>(*off), engine_.now_ms());
         }
+        if (!replica_acked_) {
+          replica_acked_ = true;
+          if (replica_wake_) {
+            replica_wake_->cancel();
+          }
+        }
       }
       in_.consume(consumed);  // the views above pointed into the buffer
       session_.info->last_interaction_ms.store(unix_ms_coarse(), std::memory_order_relaxed);
@@ -179,7 +185,15 @@ asio::awaitable<void> Connection::serve_replica() {
   bool ok = true;
   if (plan->full) {
     repl.update_replica(id(), "send_bulk", std::nullopt, engine_.now_ms());
+    const bool diskless = plan->snapshot.diskless;
     ok = co_await send_snapshot(*plan);
+    // A diskless payload ends with its mark, not a length: a replica that read the mark and
+    // the first stream bytes in one read would not see where the payload ends. So the stream
+    // starts only once the replica has loaded it and sent its first ACK (as Redis does).
+    while (ok && diskless && !replica_acked_ && !closing_ && !shutting_down_) {
+      replica_wake_->expires_at(asio::steady_timer::time_point::max());
+      co_await replica_wake_->async_wait(kTuple);
+    }
     if (ok) {
       spdlog::info("Synchronization with replica {} succeeded", session_.info->addr);
       repl.update_replica(id(), "online", std::nullopt, engine_.now_ms());

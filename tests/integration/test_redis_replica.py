@@ -15,6 +15,8 @@ side of replication: its snapshot, its stream of effects, its offsets and WAIT).
   last acknowledgement is older than min-replicas-max-lag, and accepts them again after.
 - The replica's link killed on the master (CLIENT KILL TYPE replica): it comes back by partial
   resync (+CONTINUE, sync_partial_ok), missing nothing written meanwhile.
+- After a diskless payload the stream waits for the replica's first REPLCONF ACK, so no stream
+  byte can share a read with the payload's end mark (a replica would miss the mark).
 - INFO replication lists the replica as slave0 (ip, port, state=online, offset, lag), ROLE
   names it, CLIENT LIST shows the link with flag S.
 
@@ -24,6 +26,7 @@ Run: /usr/bin/python3 test_redis_replica.py --server build/hotkv --threads 4   (
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -32,7 +35,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import Server, case, run_cases, set_refused, wait_for  # noqa: E402
+from server import Server, case, encode_command, run_cases, set_refused, wait_for  # noqa: E402
 from dataset import (atomic, compare, hashes, keyspace, lists, other_databases, sets,  # noqa: E402
                      snapshot, streams, strings, zsets)
 
@@ -291,6 +294,55 @@ def a_killed_link_comes_back_by_partial_resync(t, srv):
             compare(snapshot(master), snapshot(replica))
         finally:
             replica.stop()
+
+
+def read_until(sock, buf, done, what, timeout=30):
+    """Reads from `sock` into `buf` (a bytearray) until done(buf); bounded by `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not done(buf):
+        left = deadline - time.monotonic()
+        assert left > 0, "timed out waiting for %s; got %r" % (what, bytes(buf[-200:]))
+        sock.settimeout(left)
+        chunk = sock.recv(65536)
+        assert chunk, "connection closed waiting for %s" % what
+        buf += chunk
+
+
+@case
+def the_stream_after_a_diskless_payload_waits_for_the_first_ack(t, srv):
+    """A hand-made replica asks for a diskless full sync, reads the payload up to its end mark,
+    and sends nothing: writes made meanwhile are not sent (they would share a read with the
+    mark) until its first REPLCONF ACK, and then arrive."""
+    with master_server(t, **{"repl-diskless-sync": "yes",
+                             "repl-diskless-sync-delay": "0"}) as master:
+        m = master.client()
+        m.set("before", "1")
+        with socket.create_connection(("127.0.0.1", master.port), timeout=30) as s:
+            buf = bytearray()
+            for cmd in (("REPLCONF", "listening-port", "1"), ("REPLCONF", "capa", "eof",
+                                                                "capa", "psync2")):
+                s.sendall(encode_command(*cmd))
+                read_until(s, buf, lambda b: b.endswith(b"+OK\r\n"), "REPLCONF's +OK")
+                buf.clear()
+            s.sendall(encode_command("PSYNC", "?", "-1"))
+            read_until(s, buf, lambda b: b.count(b"\r\n") >= 2, "+FULLRESYNC and $EOF:")
+            assert buf.startswith(b"+FULLRESYNC "), bytes(buf[:100])
+            head = bytes(buf).split(b"\r\n")[1]
+            assert head.startswith(b"$EOF:") and len(head) == 45, head
+            mark = head[5:]
+            read_until(s, buf, lambda b: len(b) > 100 and b.endswith(mark), "the end mark")
+            m.set("after", "2")
+            time.sleep(0.5)  # long enough for the stream to have been sent, were it sent
+            s.settimeout(0.2)
+            try:
+                early = s.recv(65536)
+            except socket.timeout:
+                early = b""
+            assert early == b"", "stream bytes before the first ACK: %r" % early
+            s.sendall(encode_command("REPLCONF", "ACK", "0"))
+            rest = bytearray()
+            read_until(s, rest, lambda b: b"after" in b, "the stream after the ACK")
+            assert b"SET" in rest.upper(), bytes(rest)
 
 
 if __name__ == "__main__":

@@ -247,6 +247,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // cancelled to wake them (close() cancels both).
   std::shared_ptr<asio::steady_timer> replica_wake_;
   std::shared_ptr<asio::steady_timer> wait_timer_;
+  // Set by the first REPLCONF ACK: after a diskless payload the stream waits for it (below).
+  bool replica_acked_ = false;
 };
 
 // The connections of one thread, for idle timeouts and shutdown.
