@@ -285,6 +285,19 @@ void Server::start_cron(size_t i) {
   });
 }
 
+void Server::drop_silent_replicas() {
+  // A replica that stopped acknowledging (paused, or its host gone without a FIN) would hold
+  // its channel's bytes and count toward WAIT's lag forever; after repl-timeout it is cut off
+  // and reconnects by partial resync when it comes back.
+  int64_t timeout_ms = config_.repl_timeout.load(std::memory_order_relaxed) * 1000;
+  for (uint64_t id : engine_->replication().silent_replicas(engine_->now_ms(), timeout_ms)) {
+    if (auto info = engine_->clients().find(id); info && info->kill) {
+      spdlog::warn("Disconnecting timedout replica (streaming sync): {}", info->addr);
+      info->kill();
+    }
+  }
+}
+
 void Server::on_cron(size_t i) {
   Worker& w = *workers_[i];
   int64_t now = unix_ms();
@@ -299,6 +312,7 @@ void Server::on_cron(size_t i) {
     persistence_->poll_rewrite();
     engine_->replication_feed().ping_if_due(
         now, config_.repl_ping_replica_period.load(std::memory_order_relaxed));
+    drop_silent_replicas();
     RdbSaver& rdb = engine_->rdb_saver();
     rdb.poll();
     // BGSAVE SCHEDULE waited for the log's compaction to end.

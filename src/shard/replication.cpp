@@ -313,6 +313,9 @@ void Replication::update_replica(uint64_t client_id, std::string_view state,
     if (p.client_id == client_id) {
       if (!state.empty()) {
         p.state = state;
+        if (state == "online" && p.last_ack_ms == 0) {
+          p.last_ack_ms = now_ms;  // its repl-timeout counts from here until it acknowledges
+        }
       }
       if (ack) {
         p.ack_offset = std::max(p.ack_offset, *ack);
@@ -331,6 +334,17 @@ void Replication::remove_replica(uint64_t client_id) {
 std::vector<ReplicaPeer> Replication::replicas() const {
   std::lock_guard lock(mu_);
   return replicas_;
+}
+
+std::vector<uint64_t> Replication::silent_replicas(int64_t now_ms, int64_t timeout_ms) const {
+  std::lock_guard lock(mu_);
+  std::vector<uint64_t> out;
+  for (const ReplicaPeer& p : replicas_) {
+    if (p.state == "online" && p.last_ack_ms > 0 && now_ms - p.last_ack_ms > timeout_ms) {
+      out.push_back(p.client_id);
+    }
+  }
+  return out;
 }
 
 size_t Replication::replicas_acked(uint64_t offset) const {

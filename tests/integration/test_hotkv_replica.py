@@ -11,6 +11,8 @@
   min-replicas-to-write 1 refuses writes with -NOREPLICAS until it is back.
 - The link killed while the replica is stopped: after SIGCONT it resyncs partially
   (sync_partial_ok), missing nothing written meanwhile.
+- A replica paused (SIGSTOP) for longer than the master's repl-timeout: the master cuts it
+  off by itself (connected_slaves drops to 0); after SIGCONT it resyncs partially.
 - A promotion: replica A becomes master (REPLICAOF NO ONE), its sibling B and the old master
   follow it, both by partial resync (the old master offers its own stream, which A knows as its
   replid2), and their data equals A's.
@@ -200,6 +202,28 @@ def a_link_killed_while_the_replica_is_stopped_resyncs_partially(t, srv):
             assert m.client_kill_filter(_type="slave") == 1
             for i in range(1000, 3000):
                 m.set("k:%d" % i, i)
+        wait_for(lambda: m.info("stats")["sync_partial_ok"] == before + 1, "a partial resync", 20)
+        in_sync(master, replica)
+        compare(snapshot(master), snapshot(replica))
+
+
+@case
+@hotkv_only("a HotKV replica of a HotKV master")
+def a_replica_paused_past_repl_timeout_is_dropped_and_resyncs_partially(t, srv):
+    """repl-timeout 2 on the master: a replica stopped for longer is disconnected by the
+    master (no CLIENT KILL); after SIGCONT it comes back with +CONTINUE, nothing missed."""
+    with node(t, **{"repl-timeout": "2"}) as master, node(t) as replica:
+        m = master.client()
+        for i in range(1000):
+            m.set("k:%d" % i, i)
+        follow(replica, master)
+        in_sync(master, replica)
+        before = m.info("stats")["sync_partial_ok"]
+        with stopped(replica):
+            for i in range(1000, 3000):
+                m.set("k:%d" % i, i)
+            wait_for(lambda: m.info("replication")["connected_slaves"] == 0,
+                     "the master to drop the silent replica", 15)
         wait_for(lambda: m.info("stats")["sync_partial_ok"] == before + 1, "a partial resync", 20)
         in_sync(master, replica)
         compare(snapshot(master), snapshot(replica))

@@ -60,6 +60,8 @@ class Server {
   asio::awaitable<void> switch_appendonly(bool on);
   void start_cron(size_t i);
   void on_cron(size_t i);
+  // Worker 0's cron: cuts off replicas silent for longer than repl-timeout.
+  void drop_silent_replicas();
   void configure_socket(asio::ip::tcp::socket& s);
   void wait_for_drain(Worker* w, int64_t deadline_ms,
                       std::shared_ptr<std::atomic<size_t>> remaining);

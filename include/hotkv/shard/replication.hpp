@@ -167,6 +167,9 @@ class Replication {
                       int64_t now_ms);
   void remove_replica(uint64_t client_id);
   std::vector<ReplicaPeer> replicas() const;
+  // Online replicas that have acknowledged nothing for longer than `timeout_ms` (their last
+  // ACK, or since they went online): the master drops them, as Redis does after repl-timeout.
+  std::vector<uint64_t> silent_replicas(int64_t now_ms, int64_t timeout_ms) const;
   // How many replicas have acknowledged at least `offset` (WAIT).
   size_t replicas_acked(uint64_t offset) const;
   // WAIT: `w` is woken by the acknowledgement that brings enough replicas to its offset.

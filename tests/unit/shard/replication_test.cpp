@@ -110,3 +110,18 @@ TEST_CASE("Replicas' acknowledgements count for WAIT once online", "[replication
   CHECK(r.replicas().size() == 1);
   CHECK(r.replicas_acked(50) == 1);
 }
+
+TEST_CASE("Online replicas silent for longer than the timeout are named for dropping",
+          "[replication]") {
+  Replication r;
+  r.add_replica({1, "127.0.0.1", 7001, "send_bulk", 0, 0});
+  r.add_replica({2, "127.0.0.1", 7002, "send_bulk", 0, 0});
+  r.add_replica({3, "127.0.0.1", 7003, "send_bulk", 0, 0});
+  r.update_replica(1, "online", std::nullopt, 1000);  // online, never acknowledged yet
+  r.update_replica(2, "online", std::nullopt, 1000);
+  r.update_replica(2, "", 10, 4000);  // acknowledged later
+  // Replica 3 is still receiving its snapshot: not judged by its acknowledgements.
+  CHECK(r.silent_replicas(2000, 2000).empty());
+  CHECK(r.silent_replicas(3001, 2000) == std::vector<uint64_t>{1});
+  CHECK(r.silent_replicas(6001, 2000) == std::vector<uint64_t>{1, 2});
+}
