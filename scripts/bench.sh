@@ -82,6 +82,9 @@
 #   --replicas N         attach N redis-server replicas (no persistence, disk-less load off)
 #                        to every server under test, started next to it and waited for until
 #                        their link is up; CPU per request stays the master's own
+#   --replica-kind K     redis (default): the replicas are redis-server for every master;
+#                        own: a hotkv master gets hotkv replicas (--threads 1, same binary), so
+#                        that effects Redis has no command for (INV.*) are applied, not refused
 #   --no-pin             do not use taskset
 # Example: scripts/bench.sh --threads 1,default --repeats 3
 #          scripts/bench.sh --cases xadd,xadd-p16,xreadgroup,publish --repeats 3
@@ -103,6 +106,7 @@ tools_dir="${HOTKV_BENCH_TOOLS:-build-release}"
 pin=1
 aof=""
 replicas=0
+replica_kind=redis
 keyspace=100000        # -r: keys spread over every slot, hence every shard
 pipe_requests=1000000  # the pipe case's SETs
 run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
@@ -160,6 +164,7 @@ while (($#)); do
     --hotkv-cmd) hotkv_cmd=$2; shift 2 ;;
     --no-pin) pin=0; shift ;;
     --replicas) replicas=$2; shift 2 ;;
+    --replica-kind) replica_kind=$2; shift 2 ;;
     --aof) aof=$2; shift 2 ;;
     -h | --help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
@@ -716,8 +721,15 @@ start_replicas() {
   master_port=${name}_port
   master_port=${!master_port}
   for ((r = 0; r < replicas; r++)); do
-    start_server "${name}_replica$r" "redis-server --port {port} --bind 127.0.0.1 --save '' \
+    if [[ $replica_kind == own && $name != redis ]]; then
+      mkdir -p "$workdir/${name}_replica$r"
+      start_server "${name}_replica$r" "$(printf '%q' "$(realpath "$hotkv_bin")") --port {port} \
+--bind 127.0.0.1 --threads 1 --loglevel warning --dir $workdir/${name}_replica$r \
+--replicaof '127.0.0.1 $master_port'"
+    else
+      start_server "${name}_replica$r" "redis-server --port {port} --bind 127.0.0.1 --save '' \
 --appendonly no --loglevel warning --dir $workdir --replicaof 127.0.0.1 $master_port"
+    fi
   done
   for ((i = 0; i < 600; i++)); do
     if [[ $(redis-cli -p "$master_port" INFO replication | grep -c 'state=online') == "$replicas" ]]
@@ -748,7 +760,12 @@ for label in "${hotkv_labels[@]}"; do
   echo "- hotkv: $label"
 done
 if ((replicas > 0)); then
-  echo "- each server has $replicas redis-server replica(s) attached (online before the runs)"
+  if [[ $replica_kind == own ]]; then
+    echo "- each server has $replicas replica(s) of its own kind attached (hotkv: --threads 1;" \
+      "online before the runs)"
+  else
+    echo "- each server has $replicas redis-server replica(s) attached (online before the runs)"
+  fi
 fi
 echo "- $pin_note; $repeats run(s) per case and server, alternating ${servers[*]};" \
   "-n $requests (-P 16: $pipeline_requests), -r $keyspace"

@@ -160,6 +160,16 @@ void info_replication(Engine& engine, std::string& out) {
                    "slave_read_repl_offset:{}\r\nslave_repl_offset:{}\r\n",
                    m->first, m->second, up ? "up" : "down", up ? repl.last_io_seconds_ago(now_s) : -1,
                    state == LinkState::kSync ? 1 : 0, read, applied);
+    if (Replication::Transfer t = repl.transfer(); t.active) {
+      // Redis's arithmetic, sign included: the size is -1 while unknown (a streamed image).
+      fmt::format_to(std::back_inserter(out),
+                     "master_sync_total_bytes:{}\r\nmaster_sync_read_bytes:{}\r\n"
+                     "master_sync_left_bytes:{}\r\nmaster_sync_perc:{:.2f}\r\n"
+                     "master_sync_last_io_seconds_ago:{}\r\n",
+                     t.total, t.read, t.total - t.read,
+                     t.total != 0 ? static_cast<double>(t.read) / t.total * 100 : 0.0,
+                     std::max<int64_t>(0, repl.last_io_seconds_ago(now_s)));
+    }
     if (!up) {
       int64_t since = repl.link_down_since_ms();
       fmt::format_to(std::back_inserter(out), "master_link_down_since_seconds:{}\r\n",

@@ -384,22 +384,34 @@ asio::awaitable<bool> MasterLink::receive_image(uint64_t generation, const std::
                                                 std::string& image) {
   auto sock = socket_;
   SyncPayloadReader payload;
+  // INFO's master_sync_*: the size is -1 until a sized payload's header tells it, and stays
+  // -1 for a streamed image (its size is not known ahead), as Redis shows them.
+  auto progress = [&payload]() -> Replication::Transfer {
+    int64_t total = payload.expected_size() > 0 ? static_cast<int64_t>(payload.expected_size())
+                                                : -1;
+    return {true, total, static_cast<int64_t>(payload.received())};
+  };
   inbuf_.erase(0, payload.feed(inbuf_));
+  engine_.replication().note_transfer(progress());
   std::string chunk(kReadChunk, '\0');
   while (!payload.done() && !payload.failed()) {
     arm_deadline();
     auto [ec, n] = co_await sock->async_read_some(asio::buffer(chunk), kTuple);
     if (generation != generation_) {
+      engine_.replication().note_transfer({});
       co_return false;
     }
     if (ec) {
+      engine_.replication().note_transfer({});
       co_return fail("lost the master " + where + " during the transfer: " + ec.message());
     }
     engine_.replication().note_master_io(unix_ms());
     std::string_view got(chunk.data(), n);
     // Bytes past the image are the start of the stream: the Connection gets them.
     inbuf_.append(got.substr(payload.feed(got)));
+    engine_.replication().note_transfer(progress());
   }
+  engine_.replication().note_transfer({});
   deadline_.cancel();
   if (payload.failed()) {
     co_return fail(payload.error());

@@ -154,6 +154,16 @@ int64_t Replication::last_io_seconds_ago(int64_t now_s) const {
   return master_io_ms_ == 0 ? -1 : now_s - master_io_ms_ / 1000;
 }
 
+void Replication::note_transfer(const Transfer& t) {
+  std::lock_guard lock(mu_);
+  transfer_ = t;
+}
+
+Replication::Transfer Replication::transfer() const {
+  std::lock_guard lock(mu_);
+  return transfer_;
+}
+
 void Replication::activate_backlog() {
   backlog_active_.store(true, std::memory_order_relaxed);
 }

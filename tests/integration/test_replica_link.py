@@ -14,6 +14,9 @@ For a master that syncs from disk (repl-diskless-sync no) and one that streams
 - CLIENT KILL TYPE replica on the master, then more writes: the replica comes back by a
   partial resync (the master's sync_partial_ok goes up) and the data sets are equal;
 - REPLICAOF NO ONE keeps the data and takes writes.
+- While a slow image streams in (the master's rdb-key-save-delay), INFO replication shows
+  master_sync_in_progress:1 and master_sync_total_bytes / read_bytes / left_bytes / perc /
+  last_io_seconds_ago as Redis does (total -1 for a streamed image); they go once loaded.
 
 Run: /usr/bin/python3 test_replica_link.py --server build/hotkv --threads 4
 """
@@ -280,6 +283,39 @@ def authenticates_with_masterauth(t, srv):
         assert r.call("REPLICAOF", "127.0.0.1", str(master.port)) == "OK"
         wait_caught_up(m, r)
         assert r.call("GET", "guarded") == "1"
+
+
+@case
+def info_shows_the_transfer_while_a_slow_image_streams(t, srv):
+    """master_sync_* fields during a diskless transfer slowed by rdb-key-save-delay."""
+    config = {"dir": WORKDIR, "repl-diskless-sync": "yes", "repl-diskless-sync-delay": 0}
+    with Server("redis", config=config) as master, replica_of(t) as replica, \
+            master.raw() as m, replica.raw() as r:
+        pipeline(m, [("SET", "slow:%d" % i, "x" * 100) for i in range(400)])
+        # 5 ms per key: the child streams the image over about two seconds.
+        assert m.call("CONFIG", "SET", "rdb-key-save-delay", "5000") == "OK"
+        assert r.call("REPLICAOF", "127.0.0.1", str(master.port)) == "OK"
+        seen = {}
+
+        def transferring():
+            f = info(r)
+            if "master_sync_total_bytes" in f:
+                seen.update(f)
+                return True
+            return False
+        wait_for(transferring, "master_sync_* fields during the transfer", 20)
+        assert seen["master_sync_in_progress"] == "1", seen
+        # A streamed image has no size ahead: -1, and Redis's arithmetic on it.
+        assert seen["master_sync_total_bytes"] == "-1", seen
+        read = int(seen["master_sync_read_bytes"])
+        assert read >= 0 and int(seen["master_sync_left_bytes"]) == -1 - read, seen
+        assert seen["master_sync_perc"] == "%.2f" % (-100.0 * read), seen
+        assert int(seen["master_sync_last_io_seconds_ago"]) >= 0, seen
+        assert m.call("CONFIG", "SET", "rdb-key-save-delay", "0") == "OK"
+        wait_caught_up(m, r)
+        f = info(r)
+        assert "master_sync_total_bytes" not in f and f["master_sync_in_progress"] == "0", f
+        assert r.call("DBSIZE") == 400
 
 
 @case

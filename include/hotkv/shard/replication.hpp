@@ -120,6 +120,16 @@ class Replication {
   // The link read or wrote something (master_last_io_seconds_ago).
   void note_master_io(int64_t now_ms);
   int64_t last_io_seconds_ago(int64_t now_s) const;
+  // The image a full sync is receiving, for INFO's master_sync_* fields: its announced size
+  // (0 for a streamed one, whose size is not known ahead, as Redis shows it) and the bytes
+  // read so far; inactive outside the transfer.
+  struct Transfer {
+    bool active = false;
+    int64_t total = 0;
+    int64_t read = 0;
+  };
+  void note_transfer(const Transfer& t);
+  Transfer transfer() const;
 
   // The backlog exists once a replica has attached (Redis's repl_backlog_active), or always on
   // a replica (it may be promoted). Feeding is skipped while it does not.
@@ -196,6 +206,7 @@ class Replication {
   std::atomic<ReplicationRole> role_{ReplicationRole::kMaster};
   std::atomic<uint64_t> offset_{0};
   std::atomic<uint64_t> read_offset_{0};
+  Transfer transfer_;  // guarded by mu_
   std::atomic<bool> backlog_active_{false};
   std::string replid_;
   std::string replid2_;
