@@ -9,8 +9,10 @@ redis-server replica (the same replica program for both, so the difference is th
               one client: latency per acknowledged write (p50, p99, max) and how many WAITs
               answered less than 1.
   lag      -- redis-benchmark SET -c 50 -P 16 for a few seconds while a sampler reads the
-              replica's slave_repl_offset against the master's master_repl_offset every 10 ms:
-              the replication lag in bytes and the time the replica takes to catch up (p99).
+              replica's slave_repl_offset against the master's master_repl_offset every 10 ms
+              (the replication lag in bytes, p50 and p99) and a prober SETs a fresh key on the
+              master every 5 ms and times how long after the master's reply the replica
+              shows it (lag in ms, p50 and p99); then the time the replica takes to catch up.
 
 Alternates the two masters --repeats times (default 1). Bounded: every wait has a timeout.
 Usage: scripts/bench_replication.py [--hotkv build/hotkv] [--threads 1] [--keys 5000000]
@@ -157,21 +159,54 @@ def waits(kind, a, root):
 def lag(kind, a, root):
     m = start_master(kind, a, root, True)
     r = start_replica(root)
+    samples, stop = [], threading.Event()
+    probes, stop_probe = [], threading.Event()
     try:
         attach(m, r)
-        samples, stop = [], threading.Event()
 
         def sample():
             while not stop.is_set():
-                mo = int(info(m.port)["master_repl_offset"])
-                ro = int(info(r.port).get("slave_repl_offset", 0))
-                samples.append(max(0, mo - ro))
+                mo = info(m.port).get("master_repl_offset")
+                ro = info(r.port).get("slave_repl_offset")
+                if mo is not None and ro is not None:  # a redis-cli that timed out: no sample
+                    samples.append(max(0, int(mo) - int(ro)))
                 time.sleep(0.01)
+
+        def probe():
+            # Raw sockets, one request at a time: the SET's reply, then GETs on the replica
+            # until the key is there (bounded to 5 s per probe).
+            ms, rs = socket.create_connection(("127.0.0.1", m.port)), \
+                socket.create_connection(("127.0.0.1", r.port))
+            try:
+                i = 0
+                while not stop_probe.is_set():
+                    key = b"lagprobe:%d" % i
+                    i += 1
+                    ms.sendall(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\n1\r\n" % (len(key), key))
+                    ms.recv(64)
+                    acked = time.monotonic()
+                    get = b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(key), key)
+                    while time.monotonic() - acked < 5:
+                        rs.sendall(get)
+                        if rs.recv(64).startswith(b"$1"):
+                            probes.append((time.monotonic() - acked) * 1000)
+                            break
+                        time.sleep(0.0002)
+                    time.sleep(0.005)
+            except OSError as e:
+                print("bench_replication: %s probe stopped: %s" % (kind, e), file=sys.stderr)
+            finally:
+                ms.close()
+                rs.close()
         t = threading.Thread(target=sample)
         t.start()
+        tp = threading.Thread(target=probe)
+        tp.start()
         subprocess.run(["redis-benchmark", "-p", str(m.port), "-c", "50", "-P", "16", "-n",
                         str(a.lag_requests), "-r", "100000", "-t", "set", "-q"],
                        capture_output=True, timeout=300)
+        stop_probe.set()  # before the catch-up: its writes would keep the offsets apart
+        tp.join()
         t0 = time.monotonic()
         wait_for(lambda: info(r.port).get("slave_repl_offset") ==
                  info(m.port)["master_repl_offset"], "the replica to catch up", 60)
@@ -179,10 +214,15 @@ def lag(kind, a, root):
         stop.set()
         t.join()
         samples.sort()
+        probes.sort()
         return [("lag p50 bytes", samples[len(samples) // 2]),
                 ("lag p99 bytes", samples[int(len(samples) * 0.99)]),
+                ("lag p50 ms (probes every 5 ms)", probes[len(probes) // 2]),
+                ("lag p99 ms", probes[int(len(probes) * 0.99)]),
                 ("catch-up after load s", catch_up)]
     finally:
+        stop.set()
+        stop_probe.set()
         r.stop()
         m.stop()
 
