@@ -187,11 +187,10 @@ def wait_and_noreplicas_follow_the_replica(t, srv):
         assert replica.client().get("probe") == "2"
 
 
-@case
-@hotkv_only("a HotKV replica of a HotKV master")
-def a_link_killed_while_the_replica_is_stopped_resyncs_partially(t, srv):
-    """CLIENT KILL TYPE slave during SIGSTOP: +CONTINUE after SIGCONT, nothing missed."""
-    with node(t) as master, node(t) as replica:
+def resyncs_partially_after_a_pause(t, cut, **master_config):
+    """A synced replica is stopped (SIGSTOP) while `cut(master_client)` ends its link and 2,000
+    writes land; after SIGCONT it comes back by +CONTINUE, missing nothing."""
+    with node(t, **master_config) as master, node(t) as replica:
         m = master.client()
         for i in range(1000):
             m.set("k:%d" % i, i)
@@ -199,12 +198,21 @@ def a_link_killed_while_the_replica_is_stopped_resyncs_partially(t, srv):
         in_sync(master, replica)
         before = m.info("stats")["sync_partial_ok"]
         with stopped(replica):
-            assert m.client_kill_filter(_type="slave") == 1
             for i in range(1000, 3000):
                 m.set("k:%d" % i, i)
+            cut(m)
         wait_for(lambda: m.info("stats")["sync_partial_ok"] == before + 1, "a partial resync", 20)
         in_sync(master, replica)
         compare(snapshot(master), snapshot(replica))
+
+
+@case
+@hotkv_only("a HotKV replica of a HotKV master")
+def a_link_killed_while_the_replica_is_stopped_resyncs_partially(t, srv):
+    """CLIENT KILL TYPE slave during SIGSTOP: +CONTINUE after SIGCONT, nothing missed."""
+    def kill(m):
+        assert m.client_kill_filter(_type="slave") == 1
+    resyncs_partially_after_a_pause(t, kill)
 
 
 @case
@@ -212,21 +220,10 @@ def a_link_killed_while_the_replica_is_stopped_resyncs_partially(t, srv):
 def a_replica_paused_past_repl_timeout_is_dropped_and_resyncs_partially(t, srv):
     """repl-timeout 2 on the master: a replica stopped for longer is disconnected by the
     master (no CLIENT KILL); after SIGCONT it comes back with +CONTINUE, nothing missed."""
-    with node(t, **{"repl-timeout": "2"}) as master, node(t) as replica:
-        m = master.client()
-        for i in range(1000):
-            m.set("k:%d" % i, i)
-        follow(replica, master)
-        in_sync(master, replica)
-        before = m.info("stats")["sync_partial_ok"]
-        with stopped(replica):
-            for i in range(1000, 3000):
-                m.set("k:%d" % i, i)
-            wait_for(lambda: m.info("replication")["connected_slaves"] == 0,
-                     "the master to drop the silent replica", 15)
-        wait_for(lambda: m.info("stats")["sync_partial_ok"] == before + 1, "a partial resync", 20)
-        in_sync(master, replica)
-        compare(snapshot(master), snapshot(replica))
+    def silent_drop(m):
+        wait_for(lambda: m.info("replication")["connected_slaves"] == 0,
+                 "the master to drop the silent replica", 15)
+    resyncs_partially_after_a_pause(t, silent_drop, **{"repl-timeout": "2"})
 
 
 @case
