@@ -44,7 +44,7 @@ TEST_CASE("MOVE and COPY DB carry the value and its deadline", "[databases]") {
   CHECK(s.run({"TTL", "k"}) == integer(100));
 }
 
-TEST_CASE("SWAPDB trades contents; FLUSHDB empties one database, FLUSHALL all", "[databases]") {
+TEST_CASE("SWAPDB trades contents, FLUSHDB empties one database, FLUSHALL all", "[databases]") {
   TestServer s;
   s.run({"SET", "a", "0"});
   s.run({"SELECT", "1"});

@@ -81,7 +81,7 @@ TEST_CASE("HSET, HGET, HMGET, HSETNX and HMSET reply as Redis", "[hashes]") {
   }
 }
 
-TEST_CASE("HGETALL is a map in RESP3 and a flat array in RESP2; HKEYS and HVALS arrays",
+TEST_CASE("HGETALL is a map in RESP3 and a flat array in RESP2, HKEYS and HVALS arrays",
           "[hashes]") {
   TestServer s;
   CHECK(s.run({"HSET", "h", "b", "2", "a", "1"}) == integer(2));

@@ -93,7 +93,7 @@ TEST_CASE("RESP3 scripts return maps, sets, doubles and booleans", "[scripting]"
   CHECK(eval(s, "local v = redis.call('GET', 'nope'); return v == false") == integer(1));
 }
 
-TEST_CASE("redis.call runs commands and raises their errors; pcall returns them",
+TEST_CASE("redis.call runs commands and raises their errors, pcall returns them",
           "[scripting]") {
   TestServer s;
   CHECK(eval(s, "return redis.call('SET', KEYS[1], ARGV[1])", {"k"}, {"v"}) == "+OK\r\n");

@@ -69,7 +69,7 @@ TEST_CASE("Scripts cannot change the Lua world of later scripts", "[scripting][s
         integer(7));
 }
 
-TEST_CASE("Binary chunks do not load; source does", "[scripting][sandbox]") {
+TEST_CASE("Binary chunks do not load, source does", "[scripting][sandbox]") {
   TestServer s;
   std::string r = eval(s, "return loadstring(string.dump(function() return 1 end))()");
   CHECK(r.find("attempt to call a nil value") != std::string::npos);

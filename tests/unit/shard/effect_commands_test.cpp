@@ -112,14 +112,14 @@ TEST_CASE("plain effects become SET, DEL, PEXPIREAT and PERSIST", "[effect_comma
   CHECK(cmds(swapdb(1, 2)) == V{{"SWAPDB", "1", "2"}});
 }
 
-TEST_CASE("hash effects become HSET and HDEL; a conversion sends nothing", "[effect_commands]") {
+TEST_CASE("hash effects become HSET and HDEL, a conversion sends nothing", "[effect_commands]") {
   CHECK(cmds(op("h", OpCode::kHashSet, {"f", "1", "g", "2.5"})) ==
         V{{"HSET", "h", "f", "1", "g", "2.5"}});
   CHECK(cmds(op("h", OpCode::kHashDel, {"f", "g"})) == V{{"HDEL", "h", "f", "g"}});
   CHECK(cmds(op("h", OpCode::kHashConvert, {})).empty());
 }
 
-TEST_CASE("set effects become SADD and SREM; a creation sends nothing", "[effect_commands]") {
+TEST_CASE("set effects become SADD and SREM, a creation sends nothing", "[effect_commands]") {
   CHECK(cmds(op("s", OpCode::kSetAdd, {"a", "1"})) == V{{"SADD", "s", "a", "1"}});
   CHECK(cmds(op("s", OpCode::kSetRem, {"a"})) == V{{"SREM", "s", "a"}});
   CHECK(cmds(op("s", OpCode::kSetCreate, {"intset"})).empty());

@@ -76,7 +76,7 @@ TEST_CASE("A record cut by a partial write is completed by the next call", "[rep
   CHECK(stream(repl) == kSelect0 + set_cmd("key", "value"));
 }
 
-TEST_CASE("A cross-shard operation waits for all its parts; its shards queue behind it",
+TEST_CASE("A cross-shard operation waits for all its parts, its shards queue behind it",
           "[replication]") {
   Replication repl;
   repl.activate_backlog();

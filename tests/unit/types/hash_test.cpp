@@ -53,7 +53,7 @@ TEST_CASE("a hash sets, updates, finds and erases fields", "[hash]") {
   }
 }
 
-TEST_CASE("a small hash keeps insertion order; updates keep their place", "[hash]") {
+TEST_CASE("a small hash keeps insertion order, updates keep their place", "[hash]") {
   Hash h;
   h.set("c", "1", kLimits);
   h.set("a", "2", kLimits);

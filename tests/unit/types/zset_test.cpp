@@ -177,7 +177,7 @@ TEST_CASE("ZSet score ranges handle exclusive ends and infinities", "[zset]") {
   CHECK(z.last_in(range(-5, 0)) == nullptr);
 }
 
-TEST_CASE("ZSet lex ranges follow Redis's [ ( - + rules", "[zset]") {
+TEST_CASE("ZSet lex ranges follow Redis's inclusive, exclusive and unbounded ends", "[zset]") {
   ZSet z;
   for (const char* m : {"a", "b", "c", "d", "e"}) {
     z.set(m, 0);
