@@ -440,11 +440,12 @@ int Server::run() {
   // A replica's stream position, taken before the link goes (it knows the selected database).
   // Not while the log's rewrite after a full sync is unfinished: the log may then lack part of
   // the data, and a full sync on restart is the safe way back.
+  std::optional<ReplicationPosition> position;
   if (master_link_ && master_link_->has_position() && engine_->replication().is_replica() &&
       !engine_->loading() && !persistence_->rewrite_in_progress()) {
-    shutdown_position_ = ReplicationPosition{engine_->replication().ids().replid,
-                                             engine_->replication().offset(),
-                                             master_link_->position_db(), ""};
+    position = ReplicationPosition{engine_->replication().ids().replid,
+                                   engine_->replication().offset(), master_link_->position_db(),
+                                   ""};
   }
   // Joins a full sync's loading thread (told to give up by shutdown) while the engine exists.
   master_link_.reset();
@@ -467,10 +468,10 @@ int Server::run() {
   }
   // Kept only where the restart will find the same data: the log (appendonly yes) or the
   // RDB file just written (appendonly no).
-  if (shutdown_position_ && ((logged && config_.get_string("appendonly") == "yes") ||
+  if (position && ((logged && config_.get_string("appendonly") == "yes") ||
                              (saved_rdb && config_.get_string("appendonly") != "yes"))) {
-    shutdown_position_->source = logged ? "aof" : "rdb";
-    if (Status st = save_replication_position(config_.get_string("dir"), *shutdown_position_);
+    position->source = logged ? "aof" : "rdb";
+    if (Status st = save_replication_position(config_.get_string("dir"), *position);
         !st.is_ok()) {
       spdlog::warn("replication position not saved: {}", st.message());
     }

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,7 +18,6 @@
 #include "hotkv/net/master_link.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/persistence.hpp"
-#include "hotkv/shard/replication_state.hpp"
 #include "hotkv/util/config.hpp"
 
 namespace hotkv {
@@ -70,8 +68,6 @@ class Server {
   std::vector<std::unique_ptr<Worker>> workers_;
   // A replica's link to its master, on worker 0 (destroyed before the workers it uses).
   std::unique_ptr<MasterLink> master_link_;
-  // A replica's stream position at shutdown, saved once its data is on disk.
-  std::optional<ReplicationPosition> shutdown_position_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Persistence> persistence_;
   std::thread loader_;

@@ -121,8 +121,8 @@ class Replication {
   void note_master_io(int64_t now_ms);
   int64_t last_io_seconds_ago(int64_t now_s) const;
   // The image a full sync is receiving, for INFO's master_sync_* fields: its announced size
-  // (0 for a streamed one, whose size is not known ahead, as Redis shows it) and the bytes
-  // read so far; inactive outside the transfer.
+  // (-1 until a sized payload's header, and for a streamed one, as Redis shows it) and the
+  // bytes read so far; inactive outside the transfer.
   struct Transfer {
     bool active = false;
     int64_t total = 0;
