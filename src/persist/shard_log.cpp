@@ -138,14 +138,15 @@ bool ShardLog::write_pending() {
 }
 
 bool ShardLog::flush() {
-  if (!write_pending()) {
-    return false;
+  bool ok = write_pending() &&
+            (policy() != FsyncPolicy::kAlways || synced_lsn_.load() >= lsn_.load() || sync());
+  if (ok) {
+    last_errno_.store(0, std::memory_order_relaxed);
   }
-  if (policy() == FsyncPolicy::kAlways && synced_lsn_.load() < lsn_.load() && !sync()) {
-    return false;
+  if (after_flush_) {
+    after_flush_(ok);
   }
-  last_errno_.store(0, std::memory_order_relaxed);
-  return true;
+  return ok;
 }
 
 void ShardLog::advance_synced(uint64_t target) {

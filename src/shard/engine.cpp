@@ -242,13 +242,16 @@ void Engine::publish_keyspace_event(uint32_t db, uint32_t type_flag, std::string
   }
   std::string channel;
   std::string at = std::to_string(db);
+  // The caller writes the key's shard (see notify_keyspace_event): the event waits there
+  // for the write's record to be durable.
+  Shard& owner = shards_.size() == 1 ? *shards_[0] : shard(shard_of(key));
   if ((flags & kNotifyKeyspace) != 0) {
     channel.append("__keyspace@").append(at).append("__:").append(key);
-    pubsub_.publish(channel, event);
+    owner.publish_after_log(pubsub_, channel, event);
   }
   if ((flags & kNotifyKeyevent) != 0) {
     channel.assign("__keyevent@").append(at).append("__:").append(event);
-    pubsub_.publish(channel, key);
+    owner.publish_after_log(pubsub_, channel, key);
   }
 }
 

@@ -4,6 +4,8 @@
 #include "hotkv/shard/shard.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include <spdlog/spdlog.h>
 #include <asio/async_result.hpp>
@@ -20,6 +22,41 @@ Shard::Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_
   for (size_t db = 0; db < databases; ++db) {
     dbs_.push_back(std::make_unique<Keyspace>(now_ms, static_cast<uint32_t>(db)));
     dbs_.back()->set_schedule_hook([this](int64_t deadline) { arm_expiry(deadline); });
+  }
+  log_.set_after_flush([this](bool ok) { after_log_flush(ok); });
+}
+
+void Shard::publish_after_log(PubSubHub& hub, std::string_view channel,
+                              std::string_view payload) {
+  if (!log_.needs_flush() && held_events_.empty()) {
+    hub.publish(channel, payload);
+    return;
+  }
+  held_events_.push_back(HeldEvent{&hub, std::string(channel), std::string(payload)});
+}
+
+void Shard::after_log_flush(bool ok) {
+  if (ok) {
+    if (held_events_.empty()) {
+      return;
+    }
+    std::vector<HeldEvent> events;
+    events.swap(held_events_);
+    for (const HeldEvent& e : events) {
+      e.hub->publish(e.channel, e.payload);
+    }
+    return;
+  }
+  if (log_.policy() == FsyncPolicy::kAlways) {
+    // The records of commands already executed are not on disk, and under always nothing
+    // may acknowledge them: answering -MISCONF now would still leave the writes visible in
+    // memory. Like Redis, stop instead; a restart replays what is durable, and every reply
+    // already sent covers only that (docs/persistence.md).
+    spdlog::critical("Can't persist the append only file under appendfsync always ({}): "
+                     "exiting so that no reply acknowledges a write that is not on disk",
+                     std::strerror(log_.last_errno()));
+    spdlog::default_logger()->flush();
+    std::_Exit(1);
   }
 }
 

@@ -340,30 +340,42 @@ def always_log_ends_in_zeros_after_kill9_and_loads(t, srv):
             s3.stop()
 
 
+def start_with_small_disk(t, d, fsync, fsize=200000):
+    """A server whose files may not grow past `fsize` bytes (RLIMIT_FSIZE: the disk is full
+    there), and a raw client once it answers PONG."""
+    from server import free_port
+    port = free_port()
+    cmd = (["prlimit", "--fsize=%d:unlimited" % fsize] +
+           t.server(extra_args=d.args(fsync)).command(port))
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    c = None
+    while c is None and time.monotonic() < deadline:
+        try:
+            c = RawClient(port)
+            if c.call("PING") != "PONG":  # -LOADING until the log is replayed
+                c.close()
+                c = None
+                time.sleep(0.05)
+        except OSError:
+            c = None
+            time.sleep(0.05)
+    if c is None:
+        proc.kill()
+        proc.wait()
+        raise AssertionError("server did not start")
+    return proc, port, c
+
+
 @case
 @hotkv_only("simulates a full disk with RLIMIT_FSIZE on the server process")
 def full_disk_refuses_writes_with_misconf_then_recovers(t, srv):
-    """A failing log write makes writes answer -MISCONF while reads keep working; once the
-    disk accepts again the pending records are written and nothing acknowledged is lost."""
-    from server import free_port
+    """appendfsync everysec: a failing log write makes writes answer -MISCONF while reads keep
+    working; once the disk accepts again the pending records are written and nothing
+    acknowledged is lost."""
     with DataDir() as d:
-        port = free_port()
-        cmd = ["prlimit", "--fsize=200000:unlimited"] + t.server(extra_args=d.args("always")).command(port)
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc, _, c = start_with_small_disk(t, d, "everysec")
         try:
-            deadline = time.monotonic() + 10
-            c = None
-            while c is None and time.monotonic() < deadline:
-                try:
-                    c = RawClient(port)
-                    if c.call("PING") != "PONG":  # -LOADING until the log is replayed
-                        c.close()
-                        c = None
-                        time.sleep(0.05)
-                except OSError:
-                    c = None
-                    time.sleep(0.05)
-            assert c is not None, "server did not start"
             acked = []
             refused = None
             for i in range(20000):
@@ -390,11 +402,64 @@ def full_disk_refuses_writes_with_misconf_then_recovers(t, srv):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        s2 = t.server(extra_args=d.args("everysec")).start()
+        try:
+            c2 = s2.client()
+            missing = [i for i in acked if not c2.exists("k:%d" % i)]
+            assert not missing, "%d acknowledged keys lost, first %r" % (len(missing), missing[:5])
+        finally:
+            s2.stop()
+
+
+@case
+@hotkv_only("simulates a full disk with RLIMIT_FSIZE on the server process")
+def full_disk_under_always_stops_without_acknowledging(t, srv):
+    """appendfsync always: when a record cannot be written the server exits (status 1, as
+    Redis) instead of answering: the write that hit the full disk gets no reply, every write
+    that got OK is there after a restart, and a keyspace-event subscriber heard only of
+    writes that were on disk."""
+    with DataDir() as d:
+        proc, port, c = start_with_small_disk(t, d, "always")
+        heard = []
+        try:
+            assert c.call("CONFIG", "SET", "notify-keyspace-events", "K$") == "OK"
+            sub = RawClient(port)
+            sub.call("PSUBSCRIBE", "__keyspace@0__:k:*")
+            acked = []
+            outcome = None
+            for i in range(20000):
+                try:
+                    r = c.call("SET", "k:%d" % i, "x" * 40)
+                except (ConnectionClosed, OSError) as e:
+                    outcome = "closed: %r" % (e,)
+                    break
+                if r != "OK":
+                    outcome = "refused: %r" % (r,)
+                    break
+                acked.append(i)
+            assert outcome is not None and outcome.startswith("closed"), outcome
+            assert proc.wait(timeout=10) == 1
+            err = proc.stderr.read().decode(errors="replace")
+            assert "appendfsync always" in err, err[-2000:]
+            try:
+                while True:
+                    m = sub.read_reply()
+                    heard.append(m[2][len("__keyspace@0__:"):])
+            except (ConnectionClosed, OSError):
+                pass
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         s2 = t.server(extra_args=d.args("always")).start()
         try:
             c2 = s2.client()
             missing = [i for i in acked if not c2.exists("k:%d" % i)]
             assert not missing, "%d acknowledged keys lost, first %r" % (len(missing), missing[:5])
+            unheard_of = [k for k in heard if not c2.exists(k)]
+            assert not unheard_of, "events about writes not on disk: %r" % unheard_of[:5]
+            print("    %d writes acknowledged before the disk filled, %d events heard, "
+                  "%d keys after restart" % (len(acked), len(heard), c2.dbsize()))
         finally:
             s2.stop()
 

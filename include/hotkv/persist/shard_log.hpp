@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -79,8 +80,14 @@ class ShardLog {
            (policy() == FsyncPolicy::kAlways && lsn_.load() > synced_lsn_.load());
   }
   // Writes what is pending (and fdatasyncs it with always). Returns false on a write or sync
-  // error; what could not be written stays pending and is retried by the next call.
+  // error; what could not be written stays pending and is retried by the next call. Either
+  // way the after-flush hook hears the outcome.
   bool flush();
+  // Called at the end of every flush() with its outcome, on the thread that flushed (the
+  // owner, or a coordinator while the shard is parked). Set once, before the shard runs: the
+  // shard releases what waited for the records to be durable, or stops the server when a
+  // record cannot be made durable under appendfsync always.
+  void set_after_flush(std::function<void(bool ok)> hook) { after_flush_ = std::move(hook); }
   // The rule every reply obeys: a reply leaves only once the records of the commands it
   // answers are written (and synced, with always). Callers that hand a reply to another
   // thread, or to nobody (the timing wheel), call this first; connections replying on their
@@ -137,6 +144,7 @@ class ShardLog {
   std::atomic<uint64_t> synced_lsn_{0};
   std::atomic<uint64_t> file_size_{0};
   std::atomic<uint64_t> fsyncs_{0};
+  std::function<void(bool ok)> after_flush_;
   std::atomic<uint64_t> records_{0};
   std::atomic<uint64_t> last_seq_{0};
   std::atomic<int> last_errno_{0};

@@ -8,6 +8,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <asio/awaitable.hpp>
@@ -17,6 +19,7 @@
 #include "hotkv/persist/shard_log.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/keyspace.hpp"
+#include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard_lock.hpp"
 #include "hotkv/shard/soldout_index.hpp"
 #include "hotkv/shard/tracking.hpp"
@@ -93,6 +96,13 @@ class Shard {
   // back itself (the end-of-batch reply pass); waiters of log_barrier are released too.
   void flush_log_now();
 
+  // A keyspace event about a write of this shard: published now if the log holds nothing
+  // unwritten (or, with appendfsync always, unsynced), else held until the flush that makes
+  // the write durable, so no subscriber hears of a write that a crash could still take back
+  // (Redis too sends nothing before its log is written). Whoever may write the shard (its
+  // owner, or a thread that parked it).
+  void publish_after_log(PubSubHub& hub, std::string_view channel, std::string_view payload);
+
   // Owner thread only. Runs one bounded round of active expiry now.
   void run_expiry();
   // Owner thread (or a coordinator while the owner is parked): makes sure the expiry timer
@@ -155,6 +165,9 @@ class Shard {
  private:
   void on_timer();
   void run_group_flush();
+  // ShardLog's after-flush hook: publishes the held events once their records are durable;
+  // stops the server when a record cannot be made durable under appendfsync always.
+  void after_log_flush(bool ok);
   int64_t now_ms() const;
 
   size_t id_;
@@ -185,6 +198,12 @@ class Shard {
   std::atomic<bool> script_busy_{false};
   bool serving_while_busy_ = false;
   std::vector<std::function<void()>> deferred_;
+  struct HeldEvent {
+    PubSubHub* hub;
+    std::string channel;
+    std::string payload;
+  };
+  std::vector<HeldEvent> held_events_;
 };
 
 }  // namespace hotkv

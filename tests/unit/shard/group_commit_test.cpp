@@ -125,3 +125,36 @@ TEST_CASE("flush_log_now writes and syncs at once and releases the barrier's wai
   f.shard.flush_log_now();
   CHECK(f.shard.log().fsyncs() == 1);
 }
+
+namespace {
+struct EventSink : hotkv::PubSubSink {
+  std::vector<std::string> seen;
+  void deliver(const hotkv::PubSubMessage& m) override { seen.push_back(m.channel + "|" + m.payload); }
+};
+}  // namespace
+
+TEST_CASE("A keyspace event waits until its write's record is written and synced",
+          "[group_commit]") {
+  LogFixture f;
+  hotkv::PubSubHub hub;
+  EventSink sink;
+  auto client = std::make_shared<hotkv::PubSubClient>();
+  client->id = 1;
+  client->io = &f.io;
+  client->sink = &sink;
+  REQUIRE(hub.subscribe("__keyspace@0__:k", client));
+  f.append("k");
+  f.shard.publish_after_log(hub, "__keyspace@0__:k", "set");
+  f.io.poll();
+  CHECK(sink.seen.empty());  // the record is only in memory: nobody hears of the write yet
+  f.shard.flush_log_now();
+  REQUIRE(f.shard.log().synced_lsn() == f.shard.log().lsn());
+  f.io.restart();
+  f.io.poll();
+  CHECK(sink.seen == std::vector<std::string>{"__keyspace@0__:k|set"});
+  // With nothing waiting to be written, an event goes out at once.
+  f.shard.publish_after_log(hub, "__keyspace@0__:k", "del");
+  f.io.restart();
+  f.io.poll();
+  CHECK(sink.seen.size() == 2);
+}
