@@ -2,6 +2,7 @@
 #include "hotkv/net/connection.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
@@ -103,6 +104,23 @@ Connection::~Connection() = default;
 
 int64_t Connection::last_interaction_ms() const {
   return session_.info->last_interaction_ms.load(std::memory_order_relaxed);
+}
+
+void Connection::park_if_idle(int64_t now_ms) {
+  // Only a connection waiting in its ordinary read, with nothing half-received and nothing
+  // left to write; a master's link, a replica's and a blocked client never read there.
+  if (!reading_ || park_requested_ || closing_ || shutting_down_ || master_ ||
+      in_.size() != 0 || in_.capacity() == 0 || !out_.empty() || reply_deferred_ ||
+      now_ms - last_interaction_ms() < kParkAfterMs) {
+    return;
+  }
+  // What a request left behind: scratch space sized by the largest request or reply.
+  std::string().swap(out_);
+  std::vector<std::string_view>().swap(args_);
+  std::vector<size_t>().swap(key_scratch_);
+  park_requested_ = true;
+  std::error_code ec;
+  socket_.cancel(ec);
 }
 
 void Connection::close() {
@@ -236,10 +254,32 @@ asio::awaitable<void> Connection::run() {
     if (closing_ || shutting_down_) {
       break;
     }
+    if (in_.capacity() == 0 && !socket_.readable_now()) {
+      // No buffer yet (a new connection) or given back (parked): wait for the client's first
+      // bytes before allocating one, so a connection that never sends costs no buffer.
+      reading_ = true;
+      auto [wait_ec] = co_await socket_.async_wait(asio::ip::tcp::socket::wait_read, kTuple);
+      reading_ = false;
+      if (wait_ec) {
+        break;
+      }
+      if (closing_ || shutting_down_) {
+        break;
+      }
+    }
     in_.prepare();
     reading_ = true;
     auto [ec, n] = co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
     reading_ = false;
+    if (ec == asio::error::operation_aborted && park_requested_ && !closing_ && !shutting_down_) {
+      // Parked (park_if_idle): the loop's next turn waits for the client's next bytes
+      // holding no buffer at all.
+      park_requested_ = false;
+      in_.release();
+      ConnectionSet::count_released();
+      continue;
+    }
+    park_requested_ = false;
     if (ec || n == 0) {
       // A client that sent its last commands and shut down its side still gets the replies
       // left for the end-of-batch write.
@@ -736,7 +776,35 @@ asio::awaitable<bool> Connection::process_input() {
 
 void ConnectionSet::add(const std::shared_ptr<Connection>& c) { conns_[c->id()] = c; }
 
-void ConnectionSet::remove(uint64_t id) { conns_.erase(id); }
+namespace {
+std::atomic<uint64_t> g_released_connections{0};
+}  // namespace
+
+void ConnectionSet::remove(uint64_t id) {
+  if (conns_.erase(id) > 0) {
+    count_released();
+  }
+}
+
+void ConnectionSet::count_released() {
+  g_released_connections.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t ConnectionSet::take_released_count() {
+  return g_released_connections.exchange(0, std::memory_order_relaxed);
+}
+
+void ConnectionSet::park_idle(int64_t now_ms) {
+  if (now_ms - last_park_ms_ < 1000) {
+    return;
+  }
+  last_park_ms_ = now_ms;
+  for (auto& w : live()) {
+    if (auto c = w.lock()) {
+      c->park_if_idle(now_ms);
+    }
+  }
+}
 
 std::vector<std::weak_ptr<Connection>> ConnectionSet::live() const {
   std::vector<std::weak_ptr<Connection>> out;

@@ -3,6 +3,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -131,6 +132,32 @@ void Server::configure_socket(asio::ip::tcp::socket& s) {
   }
 }
 
+namespace {
+bool is_loopback(const asio::ip::address& a) {
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).is_loopback();
+  }
+  return a.is_loopback();
+}
+}  // namespace
+
+bool Server::refused_by_protected_mode(asio::ip::tcp::socket& accepted) {
+  // As Redis 7: a server nobody set a password on serves only its own host, whatever it is
+  // bound to, until protected-mode is turned off.
+  if (!config_.protected_mode.load(std::memory_order_relaxed) || !config_.requirepass().empty()) {
+    return false;
+  }
+  std::error_code ec;
+  auto remote = accepted.remote_endpoint(ec);
+  if (!ec && is_loopback(remote.address())) {
+    return false;
+  }
+  std::string msg = std::string("-") + err::kProtectedMode + "\r\n";
+  asio::write(accepted, asio::buffer(msg), ec);
+  accepted.close(ec);
+  return true;
+}
+
 asio::awaitable<void> Server::accept_loop() {
   for (;;) {
     size_t target = next_worker_;
@@ -158,6 +185,9 @@ asio::awaitable<void> Server::accept_loop() {
       std::string msg = std::string("-") + err::kMaxClients + "\r\n";
       asio::write(accepted, asio::buffer(msg), rec);
       accepted.close(rec);
+      continue;
+    }
+    if (refused_by_protected_mode(accepted)) {
       continue;
     }
     // Re-home the descriptor on the target worker's io_context, so the connection's reads and
@@ -298,10 +328,30 @@ void Server::drop_silent_replicas() {
   }
 }
 
+void Server::return_freed_memory(int64_t now_ms) {
+  // malloc keeps what a thousand departed or parked clients freed, scattered between live
+  // allocations of every thread's arena, so RSS would stay at its peak. malloc_trim hands the
+  // free pages back; it walks every arena under its lock, so it runs only after many clients
+  // left or went idle, and at most once a second.
+  released_since_trim_ += ConnectionSet::take_released_count();
+  // A thousand at once, at most once a second; fewer, once they stopped coming for a while.
+  bool burst = released_since_trim_ >= kTrimAfterReleased && now_ms - last_trim_ms_ >= 1000;
+  bool settled = released_since_trim_ >= kTrimAfterReleased / 10 && now_ms - last_trim_ms_ >= 5000;
+  if (burst || settled) {
+    released_since_trim_ = 0;
+    last_trim_ms_ = now_ms;
+    ::malloc_trim(0);
+  }
+}
+
 void Server::on_cron(size_t i) {
   Worker& w = *workers_[i];
   int64_t now = unix_ms();
   w.connections.close_idle(now, config_.timeout.load(std::memory_order_relaxed));
+  w.connections.park_idle(now);
+  if (i == 0) {
+    return_freed_memory(now);
+  }
   // A failed log write (disk full) is retried here until the disk accepts again; meanwhile
   // writes are refused with -MISCONF and reads keep working.
   ShardLog& log = engine_->shard(i).log();

@@ -138,6 +138,7 @@ Config::Config() {
       return Status();
     });
   };
+  yes_no("protected-mode", protected_mode_, protected_mode);
   for (const char* name : {"replica-read-only", "slave-read-only"}) {
     yes_no(name, replica_read_only_, replica_read_only);
   }
@@ -466,6 +467,11 @@ std::vector<std::pair<std::string, std::string>> Config::get_matching(
     }
   }
   return out;
+}
+
+bool Config::mutable_at_runtime(std::string_view name) const {
+  auto it = entries_.find(name);
+  return it != entries_.end() && it->second.mutable_at_runtime;
 }
 
 std::vector<std::string> Config::names() const {

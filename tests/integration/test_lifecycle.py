@@ -187,5 +187,69 @@ def config_file_idle_timeout(t, srv):
         busy.close()
 
 
+def non_loopback_address():
+    """An IPv4 address of this host outside the loopback interface, or None."""
+    try:
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "scope", "global"],
+                             capture_output=True, text=True, timeout=5).stdout
+    except OSError:
+        return None
+    for line in out.splitlines():
+        words = line.split()
+        if "inet" in words:
+            return words[words.index("inet") + 1].split("/")[0]
+    return None
+
+
+def first_reply_from(host, port):
+    """What the server sends a new client from `host` before it sends anything (the refusal),
+    or None if it waits for a command; then closes."""
+    s = socket.create_connection((host, port), timeout=5)
+    try:
+        s.settimeout(0.5)
+        try:
+            data = s.recv(4096)
+        except socket.timeout:
+            return None
+        while data and not data.endswith(b"\r\n"):
+            more = s.recv(4096)
+            if not more:
+                break
+            data += more
+        return data
+    finally:
+        s.close()
+
+
+@case
+def protected_mode_serves_only_loopback_without_a_password(t, srv):
+    """Bound to every address with no password, a client from another address of the host
+    gets -DENIED and is disconnected, while loopback clients are served; a password or
+    protected-mode no lets it in. (redis-server words the refusal differently.)"""
+    addr = non_loopback_address()
+    if addr is None:
+        print("    NOTE: this host has no address outside the loopback interface; not tested")
+        return
+    with t.server(extra_args=["--bind", "0.0.0.0"]) as s:
+        with s.raw() as local:
+            assert local.call("CONFIG", "GET", "protected-mode") == ["protected-mode", "yes"]
+            refused = first_reply_from(addr, s.port)
+            assert refused is not None and refused.startswith(b"-DENIED "), refused
+            assert b"protected mode" in refused and refused.endswith(b"\r\n"), refused
+            assert local.call("PING") == "PONG"
+            assert local.call("CONFIG", "SET", "requirepass", "sale-day") == "OK"
+            assert first_reply_from(addr, s.port) is None  # served: it must AUTH first
+            with RawClient(s.port, host=addr) as outside:
+                assert str(outside.call("PING")).startswith("NOAUTH"), "a password is asked"
+                assert outside.call("AUTH", "sale-day") == "OK"
+                assert outside.call("PING") == "PONG"
+            assert local.call("AUTH", "sale-day") == "OK"
+            assert local.call("CONFIG", "SET", "requirepass", "") == "OK"
+            assert first_reply_from(addr, s.port).startswith(b"-DENIED ")
+            assert local.call("CONFIG", "SET", "protected-mode", "no") == "OK"
+            with RawClient(s.port, host=addr) as outside:
+                assert outside.call("PING") == "PONG"
+
+
 if __name__ == "__main__":
     run_cases(__doc__, shared_server=False)

@@ -35,6 +35,16 @@ inline constexpr const char* kDbIndexRange = "ERR DB index is out of range";
 inline constexpr const char* kStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr const char* kOffsetRange = "ERR offset is out of range";
 inline constexpr const char* kMaxClients = "ERR max number of clients reached";
+// protected-mode: a client from outside the loopback interface while the default user has no
+// password. Redis's code (DENIED) and the same choices, said in HotKV's words.
+inline constexpr const char* kProtectedMode =
+    "DENIED HotKV is running in protected mode: protected mode is on and the default user has "
+    "no password, so only clients on the loopback interface are served. To let other hosts "
+    "in, do one of these: 1) set a password for the default user (CONFIG SET requirepass ..., "
+    "or requirepass in the config file); 2) turn protected mode off with CONFIG SET "
+    "protected-mode no from the loopback interface (CONFIG REWRITE keeps it), after making "
+    "sure the server is not reachable from the internet; 3) start the server with "
+    "--protected-mode no. Any one of them is enough.";
 inline constexpr const char* kInvalidCursor = "ERR invalid cursor";
 inline constexpr const char* kNoProto = "NOPROTO unsupported protocol version";
 inline constexpr const char* kTimeoutNotInteger = "ERR timeout is not an integer or out of range";

@@ -19,6 +19,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -171,6 +172,17 @@ class ClientSocket : public asio::ip::tcp::socket {
     }
     ec.clear();
     return static_cast<size_t>(n);
+  }
+
+  // True if a read would not block now: bytes, an end of stream or an error are waiting. A
+  // wait for readability (async_wait) must ask this first: asio's reactor drops an epoll
+  // edge that arrives while no operation is queued, so bytes that came before the wait was
+  // queued would raise no event for it.
+  bool readable_now() {
+    pollfd p{};
+    p.fd = native_handle();
+    p.events = POLLIN | POLLRDHUP;
+    return ::poll(&p, 1, 0) != 0;
   }
 
   // Like async_read_some with one non-empty buffer. Per-operation cancellation slots are not

@@ -82,6 +82,11 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   void shutdown();
   uint64_t id() const { return session_.info->id; }
   int64_t last_interaction_ms() const;
+  // Owner thread. A connection that has waited for input for kParkAfterMs with nothing
+  // buffered gives its buffers back: its pending read is cancelled and the coroutine waits
+  // for the socket to become readable without holding an input buffer (see run()).
+  void park_if_idle(int64_t now_ms);
+  static constexpr int64_t kParkAfterMs = 2000;
 
   static RateLimitedLog& protocol_log();
 
@@ -222,6 +227,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   bool shutting_down_ = false;
   bool reading_ = false;
   bool reply_deferred_ = false;  // queued in set_ for the end-of-batch write
+  bool park_requested_ = false;  // park_if_idle cancelled the read (see run())
   // Client-side caching: whose command runs (taken per command), whether process_input is
   // running, and this client's own invalidations held until its replies are produced.
   TrackingCaller caller_;
@@ -258,6 +264,13 @@ class ConnectionSet {
   void remove(uint64_t id);
   // Closes clients idle for longer than timeout_s (0 = never).
   void close_idle(int64_t now_ms, int64_t timeout_s);
+  // Once a second: parks the connections that have been waiting for input a while
+  // (Connection::park_if_idle).
+  void park_idle(int64_t now_ms);
+  // Connections closed or parked on every thread since the last call (the server returns
+  // freed memory to the system after many clients left or went idle at once).
+  static uint64_t take_released_count();
+  static void count_released();
   void shutdown_all();
   size_t size() const { return conns_.size(); }
   // Owner thread. Queues c's reply for the end-of-batch write (see Connection::run).
@@ -280,6 +293,7 @@ class ConnectionSet {
   void write_deferred();
   uint64_t reads_ = 0;
   uint64_t reads_at_post_ = 0;
+  int64_t last_park_ms_ = 0;
   int waits_ = 0;
   std::vector<std::shared_ptr<Connection>> deferred_;
   std::vector<std::shared_ptr<Connection>> writing_;

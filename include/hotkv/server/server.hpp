@@ -60,6 +60,11 @@ class Server {
   void on_cron(size_t i);
   // Worker 0's cron: cuts off replicas silent for longer than repl-timeout.
   void drop_silent_replicas();
+  // protected-mode: answers -DENIED and closes a client from outside the loopback interface
+  // while the default user has no password. True if it did.
+  bool refused_by_protected_mode(asio::ip::tcp::socket& accepted);
+  // Worker 0's cron: gives freed memory back to the system after many clients disconnected.
+  void return_freed_memory(int64_t now_ms);
   void configure_socket(asio::ip::tcp::socket& s);
   void wait_for_drain(Worker* w, int64_t deadline_ms,
                       std::shared_ptr<std::atomic<size_t>> remaining);
@@ -80,6 +85,9 @@ class Server {
   uint64_t last_ops_total_ = 0;
   bool auto_rewrite_running_ = false;
   bool scheduled_bgsave_running_ = false;
+  static constexpr uint64_t kTrimAfterReleased = 1000;
+  uint64_t released_since_trim_ = 0;
+  int64_t last_trim_ms_ = 0;
   int64_t last_ops_ms_ = 0;
 };
 

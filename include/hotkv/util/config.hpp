@@ -62,6 +62,9 @@ class Config {
   // Replication (docs/replication.md): Redis's names, defaults and ranges. replica-* names
   // also answer to their older slave-* spelling.
   std::atomic<bool> replica_read_only{true};
+  // protected-mode: with no password for the default user, clients from outside the loopback
+  // interface are refused at connect (-DENIED).
+  std::atomic<bool> protected_mode{true};
   std::atomic<bool> replica_serve_stale_data{true};
   std::atomic<int64_t> replica_priority{100};
   std::atomic<int64_t> replica_announce_port{0};
@@ -116,6 +119,8 @@ class Config {
   // text Redis uses after "CONFIG SET failed (possibly related to argument '<name>') - ".
   Status set(std::string_view name, std::string_view value, bool at_startup);
   bool exists(std::string_view name) const;
+  // Whether CONFIG SET may change the setting (false for unknown names).
+  bool mutable_at_runtime(std::string_view name) const;
   // Name/value pairs of every setting whose name matches the glob (case-insensitive).
   std::vector<std::pair<std::string, std::string>> get_matching(std::string_view pattern) const;
   std::vector<std::string> names() const;
@@ -151,6 +156,7 @@ class Config {
   std::map<std::string, std::string, std::less<>> defaults_;
   mutable std::mutex strings_mutex_;
   std::string replica_read_only_ = "yes";
+  std::string protected_mode_ = "yes";
   std::string replica_serve_stale_data_ = "yes";
   std::string replica_announce_ip_;
   std::string replica_announced_ = "yes";

@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Ten thousand idle connections: what each costs the server, and that it is given back.
+
+A sale opens a connection per shopper and most of them sit idle between clicks. Each case
+opens the connections with raw sockets, has every one send a PING (so the server has read from
+all of them), waits while they idle, and reads the server's RSS: after a couple of seconds an
+idle connection holds no buffers (Connection::park_if_idle), so each must cost at most
+IDLE_BYTES_MAX. After they all close, RSS must come back near where it started (malloc_trim
+after many disconnects). Parked connections must still answer at once. Against redis-server
+(`--kind redis`) the figures are printed, not asserted. Under the sanitizers (HOTKV_SANITIZED=1)
+the allocator is not malloc, so only the behaviour is checked.
+
+Run: /usr/bin/python3 test_idle_connections.py --server build/hotkv --threads 0
+"""
+
+import os
+import socket
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from server import case, raise_nofile, run_cases, wait_for  # noqa: E402
+
+CONNECTIONS = 10000
+# Measured: about 4,300-4,700 B (from 21,000 before idle connections gave their buffers
+# back). What remains is the connection object, its session and its suspended coroutine, the
+# reactor's state for the socket and the registry entries (docs/architecture.md, "Idle
+# connections cost little"); the goal of 1,000 B needs a parked connection without its
+# coroutine. The bound catches a regression to holding buffers again.
+IDLE_BYTES_MAX = 6000
+# After every connection closed, RSS must have given back at least three quarters of what
+# the connections took at their peak. Not all of it: what malloc cannot return is pages still
+# holding a live object, such as the reactor's per-socket state, which asio keeps for reuse
+# (about 2.2 KB per connection was left here, as for redis-server 7.0.15 in the same test).
+RETURNED_SHARE = 0.75
+SANITIZED = os.environ.get("HOTKV_SANITIZED") == "1"
+
+
+def open_idle(port, n):
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        socks.append(s)
+    # Pipelined across sockets: every PING is sent before the first reply is read.
+    for s in socks:
+        s.sendall(b"PING\r\n")
+    for s in socks:
+        assert s.recv(16) == b"+PONG\r\n"
+    return socks
+
+
+def rss_bytes(srv):
+    return srv.rss_kb() * 1024
+
+
+@case
+def idle_connections_cost_little_and_are_given_back(t, srv):
+    """10,000 connections that each sent one PING, then idle: bytes each, and RSS after."""
+    base = rss_bytes(srv)
+    socks = open_idle(srv.port, CONNECTIONS)
+    try:
+        active = rss_bytes(srv)
+        peak = active
+        limit = base + CONNECTIONS * IDLE_BYTES_MAX
+        # Parking happens after 2 s idle, checked once a second by each thread's cron.
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and rss_bytes(srv) > limit:
+            time.sleep(0.25)
+        idle = rss_bytes(srv)
+        print("    RSS %d B before, %d B with %d connections just used (%d B each), %d B "
+              "idle (%d B each)" % (base, active, CONNECTIONS, (active - base) // CONNECTIONS,
+                                    idle, (idle - base) // CONNECTIONS))
+        if t.is_hotkv and not SANITIZED:
+            assert idle <= limit, "idle connections cost %d B each (at most %d)" % (
+                (idle - base) // CONNECTIONS, IDLE_BYTES_MAX)
+        # Parked connections answer at once: a pipelined round over all of them.
+        t0 = time.monotonic()
+        for s in socks:
+            s.sendall(b"PING\r\n")
+        for s in socks:
+            assert s.recv(16) == b"+PONG\r\n"
+        print("    a PING on each parked connection: %.2f s for all" % (time.monotonic() - t0))
+        r = srv.client()
+        assert r.set("after", "parked") is True and r.get("after") == "parked"
+    finally:
+        for s in socks:
+            s.close()
+    r = srv.client()
+    wait_for(lambda: int(r.info("clients")["connected_clients"]) <= 2, "clients to close", 30)
+    kept_max = base + (1 - RETURNED_SHARE) * (peak - base)
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline and rss_bytes(srv) > kept_max:
+        time.sleep(0.25)
+    after = rss_bytes(srv)
+    print("    RSS %d B after they closed (%+d B against before, %.0f%% of the peak's growth "
+          "given back)" % (after, after - base, 100.0 * (peak - after) / max(1, peak - base)))
+    if t.is_hotkv and not SANITIZED:
+        assert after <= kept_max, (
+            "RSS stayed %d B above its start after the clients left (peak +%d B)"
+            % (after - base, peak - base))
+
+
+@case
+def a_parked_connection_keeps_its_session(t, srv):
+    """A connection that parked keeps its database, name and transaction, and a half-sent
+    request completed after the idle time is executed whole."""
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    try:
+        s.sendall(b"SELECT 3\r\nCLIENT SETNAME idle-shopper\r\nMULTI\r\nSET k v\r\n")
+        got = b""
+        while got.count(b"\r\n") < 4:
+            got += s.recv(100)
+        assert got == b"+OK\r\n+OK\r\n+OK\r\n+QUEUED\r\n", got
+        s.sendall(b"*3\r\n$3\r\nSET\r\n$4\r\nhalf")  # a request cut in the middle
+        time.sleep(3.5)  # past the park time: a buffer with bytes in it is kept
+        s.sendall(b"\r\n$4\r\nsent\r\n")
+        got = b""
+        while not got.endswith(b"+QUEUED\r\n"):
+            got += s.recv(100)
+        time.sleep(3.5)  # now idle with nothing buffered: parked
+        s.sendall(b"EXEC\r\nCLIENT GETNAME\r\n")
+        got = b""
+        while got.count(b"\r\n") < 5:
+            got += s.recv(100)
+        assert got == b"*2\r\n+OK\r\n+OK\r\n$12\r\nidle-shopper\r\n", got
+    finally:
+        s.close()
+    r = srv.client(db=3)
+    assert r.get("k") == "v" and r.get("half") == "sent"
+
+
+if __name__ == "__main__":
+    have = raise_nofile(CONNECTIONS + 1024)
+    if have < CONNECTIONS + 256:
+        print("# RLIMIT_NOFILE is %d (hard limit); %d connections need %d descriptors" %
+              (have, CONNECTIONS, CONNECTIONS + 256))
+        sys.exit(1)
+    run_cases(__doc__.splitlines()[0], server_kw={"config": {"maxclients": CONNECTIONS + 100}})
