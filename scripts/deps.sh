@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Installs the Debian packages HotKV needs to build, test and benchmark, and only those that
-# are missing, so a second run costs a dpkg query and nothing more. With --test, also what only
-# the tests use (Chromium, which opens hotkv-sale's HTML report).
+# Installs the Debian packages HotKV needs, and only those that are missing, so a second run
+# costs a dpkg query and nothing more.
+#   scripts/deps.sh --run    what building and talking to the server needs (scripts/run.sh)
+#   scripts/deps.sh          ... and what the benchmarks and the usual tests use
+#   scripts/deps.sh --test   ... and what only the test suite uses
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libasio-dev libfmt-dev libspdlog-dev libcli11-dev catch2 libbenchmark-dev libabsl-dev
-  redis-server redis-tools python3-redis netcat-openbsd libhiredis-dev tcl procps util-linux
-  libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev
+  libasio-dev libfmt-dev libspdlog-dev libcli11-dev libabsl-dev
+  libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev redis-tools
 )
+if [[ ${1:-} != --run ]]; then
+  packages+=(catch2 libbenchmark-dev redis-server python3-redis netcat-openbsd libhiredis-dev
+             tcl procps util-linux)
+fi
 
 # `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report, the
 # job frameworks the queue tests run real workers of (RQ, Celery with kombu), and the

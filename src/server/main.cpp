@@ -15,6 +15,8 @@
 
 #include "hotkv/commands/table.hpp"
 #include "hotkv/server/server.hpp"
+#include "hotkv/util/config.hpp"
+#include "hotkv/util/config_help.hpp"
 
 namespace {
 
@@ -43,16 +45,27 @@ int main(int argc, char** argv) {
   CLI::App app{"HotKV: a Redis-protocol, shard-per-core, in-memory inventory server"};
   std::string config_file;
   bool commands_markdown = false;
+  bool settings_markdown = false;
   app.add_option("-c,--config", config_file, "redis.conf-style file of `name value` lines");
   app.add_flag("--commands-markdown", commands_markdown,
                "print docs/commands.md generated from the command table and exit");
+  app.add_flag("--settings-markdown", settings_markdown,
+               "print docs/settings.md generated from the settings and exit");
   // Every setting of the configuration registry is also a flag named after it; a flag
-  // overrides the config file.
+  // overrides the config file. Its help says what it does and its default.
   std::map<std::string, std::optional<std::string>> flags;
-  for (const std::string& name : hotkv::Config().names()) {
-    app.add_option("--" + name, flags[name], "config: " + name);
+  const hotkv::Config defaults;
+  for (const std::string& name : defaults.names()) {
+    // Given twice, the last one wins, as redis-server takes repeated options.
+    app.add_option("--" + name, flags[name], hotkv::describe_setting(defaults, name))
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   CLI11_PARSE(app, argc, argv);
+
+  if (settings_markdown) {
+    std::cout << hotkv::render_settings_markdown(defaults);
+    return 0;
+  }
 
   if (commands_markdown) {
     std::cout << hotkv::render_commands_markdown(hotkv::command_table());

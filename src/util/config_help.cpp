@@ -1,0 +1,232 @@
+// The meaning of every setting (see config_help.hpp). Keep each line to what the setting does
+// in HotKV, including where it is accepted only for compatibility and changes nothing.
+#include "hotkv/util/config_help.hpp"
+
+#include <algorithm>
+
+#include "hotkv/util/config.hpp"
+
+namespace hotkv {
+namespace {
+
+// In name order (settings_help() hands it out as is; a unit test checks the order).
+constexpr SettingHelp kSettings[] = {
+    {"appenddirname", "", "the log directory inside `dir`", ""},
+    {"appendfilename", "", "prefix of the log's manifest and file names", ""},
+    {"appendfsync", "",
+     "`always`: acknowledge a write only after its group of records is synced to disk; "
+     "`everysec`: sync once a second; `no`: leave syncing to the kernel",
+     ""},
+    {"appendonly", "",
+     "log every write's effect under `dir` and replay it at start-up; turned on at run time it "
+     "first writes a base of the data set",
+     ""},
+    {"auto-aof-rewrite-min-size", "",
+     "the log is compacted only once it is at least this big (bytes; 64mb)", ""},
+    {"auto-aof-rewrite-percentage", "",
+     "compact the log when it grew this many percent since the last compaction (0 = never)",
+     ""},
+    {"bind", "", "the address to listen on", ""},
+    {"busy-reply-threshold", "",
+     "ms after which a running script makes other clients get -BUSY and can be stopped with "
+     "SCRIPT KILL or FUNCTION KILL (0 = never)",
+     ""},
+    {"client-output-buffer-limit", "",
+     "`<class> <hard> <soft> <soft-seconds>` groups: a subscriber (pubsub) or replica whose "
+     "unsent output passes the hard limit, or stays over the soft one that long, is "
+     "disconnected; the normal class is accepted and not enforced",
+     ""},
+    {"client-query-buffer-limit", "", "the most unparsed input one client may hold (bytes)", ""},
+    {"databases", "",
+     "databases SELECT can reach (1..1024; each costs about 22 KB per thread while empty)", ""},
+    {"dbfilename", "", "the RDB file SAVE and BGSAVE write in `dir`, loaded at start-up when "
+                       "`appendonly` is no", ""},
+    {"dir", "", "where the log directory and the RDB file live", ""},
+    {"hash-max-listpack-entries", "",
+     "a hash with more fields leaves its compact encoding at its next write", ""},
+    {"hash-max-listpack-value", "",
+     "a hash with a longer field or value leaves its compact encoding at its next write", ""},
+    {"hash-max-ziplist-entries", "hash-max-listpack-entries", "", ""},
+    {"hash-max-ziplist-value", "hash-max-listpack-value", "", ""},
+    {"hll-sparse-max-bytes", "",
+     "a sparse HyperLogLog that would grow past this many bytes turns dense", ""},
+    {"inventory-hold-retention-ms", "",
+     "how long a settled inventory hold (committed, released, expired) stays answerable, so a "
+     "late payment hears what became of it",
+     ""},
+    {"latency-monitor-threshold", "",
+     "the latency monitor records commands and expiry rounds that took at least this many ms "
+     "(0 = off; LATENCY LATEST)",
+     ""},
+    {"lfu-decay-time", "",
+     "minutes after which an LFU access counter is halved once (0 = never decays)", ""},
+    {"lfu-log-factor", "", "how slowly an LFU access counter grows with accesses", ""},
+    {"list-compress-depth", "",
+     "N > 0 keeps N nodes at each end of a list plain and compresses those between; new lists "
+     "take it",
+     ""},
+    {"list-max-listpack-size", "",
+     "list node size: N > 0 entries, or -1..-5 for 4 to 64 KB per node; new lists take it", ""},
+    {"list-max-ziplist-size", "list-max-listpack-size", "", ""},
+    {"logfile", "", "the log file (empty: standard error)", ""},
+    {"loglevel", "", "debug, verbose, notice, warning or nothing", ""},
+    {"lua-time-limit", "busy-reply-threshold", "", ""},
+    {"masterauth", "", "password a replica gives its master", ""},
+    {"masteruser", "", "user name a replica gives its master (with masterauth)", ""},
+    {"maxclients", "",
+     "further connections are refused with `-ERR max number of clients reached`", ""},
+    {"maxmemory", "", "the memory limit in bytes (0 = none); accepted and reported", ""},
+    {"maxmemory-policy", "",
+     "what an access clock counts: an LFU policy counts accesses (OBJECT FREQ), any other the "
+     "last access (OBJECT IDLETIME)",
+     ""},
+    {"min-replicas-max-lag", "",
+     "seconds within which a replica must have acknowledged to count for "
+     "min-replicas-to-write",
+     ""},
+    {"min-replicas-to-write", "",
+     "a master with fewer good replicas refuses writes with -NOREPLICAS (0 = off)", ""},
+    {"min-slaves-max-lag", "min-replicas-max-lag", "", ""},
+    {"min-slaves-to-write", "min-replicas-to-write", "", ""},
+    {"notify-keyspace-events", "",
+     "keyspace notifications to publish, in Redis's letters (`KEA`, `Ex`, ...); empty = none",
+     ""},
+    {"port", "", "the TCP port to listen on (0 picks a free one)", ""},
+    {"protected-mode", "",
+     "while the default user has no password, only clients on the loopback interface are "
+     "served; others get -DENIED at connect",
+     ""},
+    {"proto-max-bulk-len", "", "the largest bulk string a client may send (bytes)", ""},
+    {"repl-backlog-size", "",
+     "bytes of the replication stream kept so a replica that lost its link can continue", ""},
+    {"repl-backlog-ttl", "",
+     "seconds without replicas after which the backlog is freed; accepted and reported", ""},
+    {"repl-disable-tcp-nodelay", "", "accepted and reported; changes nothing", ""},
+    {"repl-diskless-load", "",
+     "accepted and reported; a replica always loads the image from memory", ""},
+    {"repl-diskless-sync", "",
+     "a master streams its image to a replica without a file (`no`: writes the RDB first)", ""},
+    {"repl-diskless-sync-delay", "", "accepted and reported; a sync starts at once", ""},
+    {"repl-diskless-sync-max-replicas", "", "accepted and reported; changes nothing", ""},
+    {"repl-ping-replica-period", "", "seconds between a master's PINGs to its replicas", ""},
+    {"repl-ping-slave-period", "repl-ping-replica-period", "", ""},
+    {"repl-timeout", "",
+     "seconds of silence after which a master drops a replica and a replica its master", ""},
+    {"replica-announce-ip", "", "the address a replica reports to its master", ""},
+    {"replica-announce-port", "", "the port a replica reports to its master (0 = its own)", ""},
+    {"replica-announced", "", "whether INFO replication says this replica may be promoted",
+     ""},
+    {"replica-lazy-flush", "", "accepted and reported; changes nothing", ""},
+    {"replica-priority", "", "reported to sentinels: lower is promoted first, 0 never", ""},
+    {"replica-read-only", "", "a replica refuses writes from clients with -READONLY", ""},
+    {"replica-serve-stale-data", "",
+     "a replica without its master still answers reads (`no`: -MASTERDOWN)", ""},
+    {"replicaof", "",
+     "`host port` of the master to follow at start-up (REPLICAOF changes it at run time)", ""},
+    {"requirepass", "",
+     "password of the `default` user; every command but AUTH and HELLO gets -NOAUTH first", ""},
+    {"save", "", "accepted and reported for tools that read it; snapshots are taken on request "
+                 "(SAVE, BGSAVE)", ""},
+    {"set-max-intset-entries", "",
+     "a set of integers with more members leaves its compact encoding", ""},
+    {"slave-announce-ip", "replica-announce-ip", "", ""},
+    {"slave-announce-port", "replica-announce-port", "", ""},
+    {"slave-lazy-flush", "replica-lazy-flush", "", ""},
+    {"slave-priority", "replica-priority", "", ""},
+    {"slave-read-only", "replica-read-only", "", ""},
+    {"slave-serve-stale-data", "replica-serve-stale-data", "", ""},
+    {"slaveof", "replicaof", "", ""},
+    {"stream-node-max-bytes", "",
+     "accepted and reported; streams are not stored in nodes", ""},
+    {"stream-node-max-entries", "",
+     "accepted and reported; streams are not stored in nodes", ""},
+    {"tcp-keepalive", "", "TCP keepalive interval in seconds (0 = off)", ""},
+    {"threads", "",
+     "worker threads, each owning a shard of the keyspace; 1 behaves like single-threaded Redis",
+     "0 (the number of cores)"},
+    {"timeout", "", "close clients idle for this many seconds (0 = never)", ""},
+    {"tracking-table-max-keys", "",
+     "keys tracked for client-side caching beyond which the oldest are forgotten and their "
+     "clients told (0 = no limit)",
+     ""},
+    {"zset-max-listpack-entries", "",
+     "a sorted set with more members leaves its compact encoding", ""},
+    {"zset-max-listpack-value", "",
+     "a sorted set with a longer member leaves its compact encoding", ""},
+    {"zset-max-ziplist-entries", "zset-max-listpack-entries", "", ""},
+    {"zset-max-ziplist-value", "zset-max-listpack-value", "", ""},
+};
+
+std::string default_text(const Config& defaults, const SettingHelp& h) {
+  if (!h.default_note.empty()) {
+    return std::string(h.default_note);
+  }
+  std::string v = defaults.get_string(h.name);
+  return v.empty() ? "(empty)" : v;
+}
+
+// Markdown table cells cannot hold a bare '|'.
+std::string cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const SettingHelp> settings_help() { return kSettings; }
+
+const SettingHelp* setting_help(std::string_view name) {
+  auto it = std::lower_bound(std::begin(kSettings), std::end(kSettings), name,
+                             [](const SettingHelp& h, std::string_view n) { return h.name < n; });
+  return it != std::end(kSettings) && it->name == name ? &*it : nullptr;
+}
+
+std::string describe_setting(const Config& defaults, std::string_view name) {
+  const SettingHelp* h = setting_help(name);
+  if (h == nullptr) {
+    return "config: " + std::string(name);
+  }
+  std::string text = "config: " + std::string(name) + ": ";
+  if (!h->alias_of.empty()) {
+    return text + "older name of " + std::string(h->alias_of);
+  }
+  text += h->meaning;
+  text += " (default " + default_text(defaults, *h) + ";" +
+          (defaults.mutable_at_runtime(name) ? " CONFIG SET can change it)"
+                                             : " fixed at start-up)");
+  return text;
+}
+
+std::string render_settings_markdown(const Config& defaults) {
+  std::string out =
+      "# Settings\n"
+      "Every setting HotKV takes, generated from its configuration registry (`hotkv "
+      "--settings-markdown > docs/settings.md`; a unit test checks this file matches). Each "
+      "is a flag (`--name value`), a line of the config file (`name value`) and, where the "
+      "last column says so, a CONFIG SET away; `hotkv --help` prints the same text.\n\n"
+      "| Setting | Default | Runtime | Meaning |\n|---|---|---|---|\n";
+  for (const SettingHelp& h : kSettings) {
+    if (!h.alias_of.empty()) {
+      continue;
+    }
+    std::string names = "`" + std::string(h.name) + "`";
+    for (const SettingHelp& alias : kSettings) {
+      if (alias.alias_of == h.name) {
+        names += " (`" + std::string(alias.name) + "`)";
+      }
+    }
+    out += "| " + names + " | " + cell(default_text(defaults, h)) + " | " +
+           (defaults.mutable_at_runtime(h.name) ? "yes" : "no") + " | " + cell(h.meaning) +
+           " |\n";
+  }
+  return out;
+}
+
+}  // namespace hotkv
