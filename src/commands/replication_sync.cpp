@@ -18,14 +18,13 @@
 namespace hotkv {
 namespace {
 
-// Redis's client-output-buffer-limit replica hard limit (what CONFIG GET reports): a replica
-// further behind than this is dropped and resyncs.
-constexpr size_t kReplicaOutputLimit = 256u << 20;
-
 std::shared_ptr<ReplicaChannel> new_channel(CommandContext& ctx) {
   auto ch = std::make_shared<ReplicaChannel>();
   ch->client_id = ctx.session->info->id;
-  ch->limit = kReplicaOutputLimit;
+  // client-output-buffer-limit replica's hard limit, at the time the replica attaches: a
+  // replica further behind than this is dropped and resyncs (0: never).
+  ch->limit = static_cast<size_t>(
+      ctx.engine.config().replica_buffer_hard.load(std::memory_order_relaxed));
   return ch;
 }
 

@@ -123,6 +123,38 @@ void Connection::park_if_idle(int64_t now_ms) {
   socket_.cancel(ec);
 }
 
+bool Connection::over_output_limit(int64_t now_ms) {
+  if (closing_ || master_ || session_.replica.sync || !session_.channels.empty() ||
+      !session_.patterns.empty()) {
+    return false;  // other classes, or watched elsewhere (within_pubsub_limits, the feed)
+  }
+  const Config& cfg = engine_.config();
+  int64_t hard = cfg.normal_buffer_hard.load(std::memory_order_relaxed);
+  int64_t soft = cfg.normal_buffer_soft.load(std::memory_order_relaxed);
+  if (hard == 0 && soft == 0) {
+    return false;
+  }
+  // What is being written (write_output publishes its size) plus what queued behind it.
+  auto pending = static_cast<int64_t>(
+      session_.info->output_buffer.load(std::memory_order_relaxed) + deferred_.size());
+  bool over = hard > 0 && pending > hard;
+  if (!over && soft > 0 && pending > soft) {
+    if (soft_limit_since_ms_ == 0) {
+      soft_limit_since_ms_ = now_ms;
+    }
+    int64_t secs = cfg.normal_buffer_soft_seconds.load(std::memory_order_relaxed);
+    over = now_ms - soft_limit_since_ms_ >= secs * 1000;
+  } else if (!over) {
+    soft_limit_since_ms_ = 0;
+  }
+  if (over) {
+    protocol_log().warn("closing client {}: over client-output-buffer-limit normal ({} bytes)",
+                        session_.info->addr, pending);
+    close();
+  }
+  return over;
+}
+
 void Connection::close() {
   closing_ = true;
   if (blocked_) {
@@ -347,6 +379,12 @@ asio::awaitable<bool> Connection::write_output() {
   // Nothing is acknowledged before its log record is written (and synced with always).
   if (engine_.shard(shard_).log().needs_flush()) {
     co_await engine_.shard(shard_).log_barrier();
+  }
+  // A reply bigger than the normal class's hard limit is never sent (Redis cuts the client
+  // off as soon as its output passes it); the slow-reader case is the cron's (sweep).
+  session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
+  if (over_output_limit(unix_ms_coarse())) {
+    co_return false;
   }
   // A pub/sub message being written: our bytes go after it.
   while (push_sending_ && !closing_) {
@@ -794,14 +832,16 @@ uint64_t ConnectionSet::take_released_count() {
   return g_released_connections.exchange(0, std::memory_order_relaxed);
 }
 
-void ConnectionSet::park_idle(int64_t now_ms) {
+void ConnectionSet::sweep(int64_t now_ms) {
   if (now_ms - last_park_ms_ < 1000) {
     return;
   }
   last_park_ms_ = now_ms;
   for (auto& w : live()) {
     if (auto c = w.lock()) {
-      c->park_if_idle(now_ms);
+      if (!c->over_output_limit(now_ms)) {
+        c->park_if_idle(now_ms);
+      }
     }
   }
 }

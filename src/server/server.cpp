@@ -348,7 +348,7 @@ void Server::on_cron(size_t i) {
   Worker& w = *workers_[i];
   int64_t now = unix_ms();
   w.connections.close_idle(now, config_.timeout.load(std::memory_order_relaxed));
-  w.connections.park_idle(now);
+  w.connections.sweep(now);
   if (i == 0) {
     return_freed_memory(now);
   }

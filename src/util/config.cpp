@@ -255,10 +255,19 @@ Config::Config() {
             true});
   add("client-output-buffer-limit",
       Entry{[this] {
-              return "normal 0 0 0 slave 268435456 67108864 60 pubsub " +
-                     std::to_string(pubsub_buffer_hard.load()) + " " +
-                     std::to_string(pubsub_buffer_soft.load()) + " " +
-                     std::to_string(pubsub_buffer_soft_seconds.load());
+              auto group = [](const char* cls, const std::atomic<int64_t>& h,
+                              const std::atomic<int64_t>& s, const std::atomic<int64_t>& secs) {
+                return std::string(cls) + " " + std::to_string(h.load()) + " " +
+                       std::to_string(s.load()) + " " + std::to_string(secs.load());
+              };
+              return group("normal", normal_buffer_hard, normal_buffer_soft,
+                           normal_buffer_soft_seconds) +
+                     " " +
+                     group("slave", replica_buffer_hard, replica_buffer_soft,
+                           replica_buffer_soft_seconds) +
+                     " " +
+                     group("pubsub", pubsub_buffer_hard, pubsub_buffer_soft,
+                           pubsub_buffer_soft_seconds);
             },
             [this](std::string_view v) -> Status {
               return set_output_buffer_limits(v);
@@ -270,9 +279,8 @@ Config::Config() {
   }
 }
 
-// "<class> <hard> <soft> <soft-seconds>" groups, as Redis takes them. Only the pubsub class
-// is enforced (normal clients are never cut off; there are no replicas), but every class is
-// validated.
+// "<class> <hard> <soft> <soft-seconds>" groups, as Redis takes them: all are checked before
+// any is stored, so a bad group changes nothing.
 Status Config::set_output_buffer_limits(std::string_view v) {
   std::vector<std::string> words;
   size_t i = 0;
@@ -291,9 +299,13 @@ Status Config::set_output_buffer_limits(std::string_view v) {
   if (words.empty() || words.size() % 4 != 0) {
     return Status::invalid_argument("Wrong number of arguments in buffer limit configuration.");
   }
-  int64_t hard = -1;
-  int64_t soft = -1;
-  int64_t secs = -1;
+  struct Group {
+    std::atomic<int64_t>* hard;
+    std::atomic<int64_t>* soft;
+    std::atomic<int64_t>* secs;
+    int64_t h, s, secs_value;
+  };
+  std::vector<Group> groups;
   for (size_t w = 0; w < words.size(); w += 4) {
     std::string cls = ascii_lower(words[w]);
     if (cls != "normal" && cls != "slave" && cls != "replica" && cls != "pubsub") {
@@ -311,15 +323,20 @@ Status Config::set_output_buffer_limits(std::string_view v) {
       return Status::invalid_argument("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
     }
     if (cls == "pubsub") {
-      hard = h;
-      soft = s;
-      secs = secs_value;
+      groups.push_back({&pubsub_buffer_hard, &pubsub_buffer_soft, &pubsub_buffer_soft_seconds,
+                        h, s, secs_value});
+    } else if (cls == "normal") {
+      groups.push_back({&normal_buffer_hard, &normal_buffer_soft, &normal_buffer_soft_seconds,
+                        h, s, secs_value});
+    } else {
+      groups.push_back({&replica_buffer_hard, &replica_buffer_soft,
+                        &replica_buffer_soft_seconds, h, s, secs_value});
     }
   }
-  if (hard >= 0) {
-    pubsub_buffer_hard.store(hard);
-    pubsub_buffer_soft.store(soft);
-    pubsub_buffer_soft_seconds.store(secs);
+  for (const Group& g : groups) {
+    g.hard->store(g.h);
+    g.soft->store(g.s);
+    g.secs->store(g.secs_value);
   }
   return {};
 }

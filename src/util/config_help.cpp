@@ -32,9 +32,9 @@ constexpr SettingHelp kSettings[] = {
      "SCRIPT KILL or FUNCTION KILL (0 = never)",
      ""},
     {"client-output-buffer-limit", "",
-     "`<class> <hard> <soft> <soft-seconds>` groups: a subscriber (pubsub) or replica whose "
-     "unsent output passes the hard limit, or stays over the soft one that long, is "
-     "disconnected; the normal class is accepted and not enforced",
+     "`<class> <hard> <soft> <soft-seconds>` groups (normal, replica, pubsub; 0 = no limit): "
+     "a client whose unsent output passes the hard limit, or stays over the soft one that "
+     "long, is disconnected (a replica's soft limit is accepted and not enforced)",
      ""},
     {"client-query-buffer-limit", "", "the most unparsed input one client may hold (bytes)", ""},
     {"databases", "",

@@ -87,6 +87,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // for the socket to become readable without holding an input buffer (see run()).
   void park_if_idle(int64_t now_ms);
   static constexpr int64_t kParkAfterMs = 2000;
+  // Owner thread. client-output-buffer-limit normal: a client (not a subscriber, replica or
+  // master link) whose unsent replies pass the hard limit, or stay over the soft one for its
+  // seconds, is disconnected. True if it was.
+  bool over_output_limit(int64_t now_ms);
 
   static RateLimitedLog& protocol_log();
 
@@ -265,8 +269,9 @@ class ConnectionSet {
   // Closes clients idle for longer than timeout_s (0 = never).
   void close_idle(int64_t now_ms, int64_t timeout_s);
   // Once a second: parks the connections that have been waiting for input a while
-  // (Connection::park_if_idle).
-  void park_idle(int64_t now_ms);
+  // (Connection::park_if_idle) and disconnects slow readers over their output limit
+  // (Connection::over_output_limit).
+  void sweep(int64_t now_ms);
   // Connections closed or parked on every thread since the last call (the server returns
   // freed memory to the system after many clients left or went idle at once).
   static uint64_t take_released_count();

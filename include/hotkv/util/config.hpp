@@ -45,8 +45,15 @@ class Config {
   // Client-side caching: tracked keys (all shards) beyond which keys are forgotten
   // and their clients told, as if the keys changed (0 = no limit).
   std::atomic<int64_t> tracking_table_max_keys{1000000};
-  // client-output-buffer-limit pubsub: a subscriber whose unsent output passes `hard`, or
-  // stays above `soft` for `soft_seconds`, is disconnected (Redis's defaults).
+  // client-output-buffer-limit, per class: a client whose unsent output passes `hard`, or
+  // stays above `soft` for `soft_seconds`, is disconnected (0 = no such limit). Redis's
+  // defaults: none for normal clients, 256mb/64mb/60 for replicas, 32mb/8mb/60 for pubsub.
+  std::atomic<int64_t> normal_buffer_hard{0};
+  std::atomic<int64_t> normal_buffer_soft{0};
+  std::atomic<int64_t> normal_buffer_soft_seconds{0};
+  std::atomic<int64_t> replica_buffer_hard{256LL * 1024 * 1024};
+  std::atomic<int64_t> replica_buffer_soft{64LL * 1024 * 1024};
+  std::atomic<int64_t> replica_buffer_soft_seconds{60};
   std::atomic<int64_t> pubsub_buffer_hard{32LL * 1024 * 1024};
   std::atomic<int64_t> pubsub_buffer_soft{8LL * 1024 * 1024};
   std::atomic<int64_t> pubsub_buffer_soft_seconds{60};
