@@ -551,6 +551,7 @@ void cmd_client(CommandContext& ctx) {
   } else if (strcasecmp_view(sub, "REPLY") && ctx.argc() == 3) {
     if (strcasecmp_view(ctx.arg(2), "ON")) {
       s.reply_mode = ReplyMode::kOn;
+      s.skip_this_reply = false;  // a SKIP just before is cancelled, and this OK is sent
       ctx.reply.ok();
     } else if (strcasecmp_view(ctx.arg(2), "OFF")) {
       s.reply_mode = ReplyMode::kOff;

@@ -756,12 +756,15 @@ asio::awaitable<bool> Connection::process_input() {
       feed_monitors(args_, session_.db);
     }
     in_.consume(consumed);
+    // CLIENT REPLY ON cancels a pending SKIP (it clears skip_this_reply) and is answered, as
+    // on Redis; any other command after SKIP loses its reply.
+    bool skipped = was_skip && session_.skip_this_reply;
     if (was_skip) {
       session_.skip_this_reply = false;
     }
     if (suppress && session_.reply_mode != ReplyMode::kOn) {
       out_.resize(mark);
-    } else if (was_skip) {
+    } else if (skipped) {
       out_.resize(mark);
     }
     send_pushes_while_silenced();
