@@ -23,7 +23,8 @@ void Monitors::remove(uint64_t id) {
 
 std::string Monitors::format(int64_t unix_us, uint32_t db, std::string_view addr,
                              std::span<const std::string> args) {
-  std::string out = fmt::format("+{}.{:06} [{} {}]", unix_us / 1000000, unix_us % 1000000, db, addr);
+  std::string out =
+      fmt::format("+{}.{:06} [{} {}]", unix_us / 1000000, unix_us % 1000000, db, addr);
   for (const std::string& a : args) {
     out += " \"";
     for (unsigned char c : a) {
