@@ -13,6 +13,8 @@
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/util/glob.hpp"
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
 
@@ -205,15 +207,25 @@ void cmd_reset(CommandContext& ctx) {
   w.simple("RESET");
 }
 
+// CLIENT LIST's cmd=: the last command's statistics slot (net/connection.cpp stores it), so a
+// container's subcommand is named as Redis names it ("client|list").
 std::string command_name_of(const ClientInfo& info, const Table& table) {
-  int64_t id = info.last_command.load(std::memory_order_relaxed);
-  if (id < 0 || static_cast<size_t>(id) >= table.size()) {
+  int64_t slot = info.last_command.load(std::memory_order_relaxed);
+  if (slot < 0 || static_cast<size_t>(slot) >= table.stat_slots()) {
     return "NULL";
   }
-  std::string name = table.all()[static_cast<size_t>(id)].name;
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return name;
+  auto at = static_cast<size_t>(slot);
+  if (at < table.size()) {
+    return ascii_lower(table.all()[at].name);
+  }
+  for (const CommandSpec& spec : table.all()) {
+    for (size_t i = 0; i < spec.subcommands.size(); ++i) {
+      if (table.subcommand_slot(spec, i) == at) {
+        return stat_slot_name(spec, i);
+      }
+    }
+  }
+  return "NULL";
 }
 
 // CLIENT LIST/KILL TYPE: Redis's client classes ("slave" is REPLICA's old name).
@@ -349,6 +361,11 @@ void client_kill(CommandContext& ctx) {
       } else if (strcasecmp_view(opt, "LADDR")) {
         laddr = std::string(val);
       } else if (strcasecmp_view(opt, "USER")) {
+        // The default user is the only one there is.
+        if (val != "default") {
+          ctx.error(err::no_such_user(val));
+          return;
+        }
         user = std::string(val);
       } else if (strcasecmp_view(opt, "SKIPME")) {
         if (strcasecmp_view(val, "YES")) {
@@ -362,7 +379,7 @@ void client_kill(CommandContext& ctx) {
       } else if (strcasecmp_view(opt, "MAXAGE")) {
         auto v = parse_int64(val);
         if (!v) {
-          ctx.error(err::kNotInteger);
+          ctx.error(err::kSyntax);
           return;
         }
         maxage = *v;
@@ -387,9 +404,6 @@ void client_kill(CommandContext& ctx) {
       continue;
     }
     if (!laddr.empty() && info->laddr != laddr) {
-      continue;
-    }
-    if (!user.empty() && user != "default") {
       continue;
     }
     if (maxage > 0 && (ctx.now_ms - info->created_ms) / 1000 < maxage) {
@@ -421,6 +435,46 @@ void client_kill(CommandContext& ctx) {
     return;
   }
   ctx.reply.integer(killed);
+}
+
+// CLIENT PAUSE timeout [WRITE|ALL]: until the timeout (ms) passes or CLIENT UNPAUSE, every
+// client's commands (ALL), or only those that write or may be replicated (WRITE), wait before
+// they run (net/connection.cpp holds them). A pause over another keeps the later end and the
+// stricter mode, as in Redis.
+void client_pause(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    ctx.error(err::subcommand_syntax("CLIENT", ctx.arg(1)));
+    return;
+  }
+  auto timeout = parse_int64(ctx.arg(2));
+  if (!timeout) {
+    ctx.error(err::kPauseTimeout);
+    return;
+  }
+  if (*timeout < 0) {
+    ctx.error(err::kPauseNegative);
+    return;
+  }
+  bool writes_only = false;
+  if (ctx.argc() == 4) {
+    if (strcasecmp_view(ctx.arg(3), "WRITE")) {
+      writes_only = true;
+    } else if (!strcasecmp_view(ctx.arg(3), "ALL")) {
+      ctx.error(err::kPauseMode);
+      return;
+    }
+  }
+  Engine::ClientPause& pause = ctx.engine.client_pause();
+  int64_t now = unix_ms();
+  int64_t until = *timeout > INT64_MAX - now ? INT64_MAX : now + *timeout;
+  int64_t current = pause.until_ms.load(std::memory_order_relaxed);
+  if (current > now) {
+    until = std::max(until, current);
+    writes_only = writes_only && pause.writes_only.load(std::memory_order_relaxed);
+  }
+  pause.writes_only.store(writes_only, std::memory_order_relaxed);
+  pause.until_ms.store(until, std::memory_order_release);
+  ctx.reply.ok();
 }
 
 void cmd_client(CommandContext& ctx) {
@@ -472,6 +526,22 @@ void cmd_client(CommandContext& ctx) {
       return;
     }
     ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "PAUSE") && ctx.argc() >= 3) {
+    client_pause(ctx);
+  } else if (strcasecmp_view(sub, "UNPAUSE") && ctx.argc() == 2) {
+    ctx.engine.client_pause().until_ms.store(0, std::memory_order_release);
+    ctx.engine.client_pause().writes_only.store(false, std::memory_order_relaxed);
+    ctx.reply.ok();
+  } else if (strcasecmp_view(sub, "NO-TOUCH") && ctx.argc() == 3) {
+    if (strcasecmp_view(ctx.arg(2), "ON")) {
+      s.info->no_touch.store(true, std::memory_order_relaxed);
+    } else if (strcasecmp_view(ctx.arg(2), "OFF")) {
+      s.info->no_touch.store(false, std::memory_order_relaxed);
+    } else {
+      ctx.error(err::kSyntax);
+      return;
+    }
+    ctx.reply.ok();
   } else if (strcasecmp_view(sub, "NO-EVICT") && ctx.argc() == 3) {
     if (!strcasecmp_view(ctx.arg(2), "ON") && !strcasecmp_view(ctx.arg(2), "OFF")) {
       ctx.error(err::kSyntax);
@@ -481,6 +551,7 @@ void cmd_client(CommandContext& ctx) {
   } else if (strcasecmp_view(sub, "REPLY") && ctx.argc() == 3) {
     if (strcasecmp_view(ctx.arg(2), "ON")) {
       s.reply_mode = ReplyMode::kOn;
+      s.skip_this_reply = false;  // a SKIP just before is cancelled, and this OK is sent
       ctx.reply.ok();
     } else if (strcasecmp_view(ctx.arg(2), "OFF")) {
       s.reply_mode = ReplyMode::kOff;
@@ -502,6 +573,9 @@ void cmd_client(CommandContext& ctx) {
         "INFO", "    Return information about the current client connection.",
         "KILL <ip:port> | KILL <option> <value> [...]", "    Kill connections.",
         "SETINFO <LIB-NAME|LIB-VER> <value>", "    Set client library name or version.",
+        "PAUSE <timeout> [WRITE|ALL]", "    Hold every client's commands (ALL, the default) or only writes (WRITE) for <timeout> ms.",
+        "UNPAUSE", "    End a CLIENT PAUSE at once.",
+        "NO-TOUCH (ON|OFF)", "    ON: this connection's commands leave the keys' LRU/LFU clocks alone (except TOUCH).",
         "NO-EVICT (ON|OFF)", "    Protect the current client connection from eviction.",
         "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
         "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]] [OPTIN] [OPTOUT] [NOLOOP]",
@@ -532,7 +606,7 @@ void register_connection(Table& t) {
   t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database."});
   t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
   t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
-  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|NO-EVICT|REPLY|TRACKING|CACHING|GETREDIR|TRACKINGINFO|HELP [arguments]", "Inspects and controls client connections.", {"id", "setname", "getname", "list", "info", "kill", "unblock", "setinfo", "no-evict", "reply", "tracking", "caching", "getredir", "trackinginfo", "help"}});
+  t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|PAUSE|UNPAUSE|NO-TOUCH|NO-EVICT|REPLY|TRACKING|CACHING|GETREDIR|TRACKINGINFO|HELP [arguments]", "Inspects and controls client connections.", {"id", "setname", "getname", "list", "info", "kill", "unblock", "setinfo", "pause", "unpause", "no-touch", "no-evict", "reply", "tracking", "caching", "getredir", "trackinginfo", "help"}});
   // clang-format on
 }
 

@@ -11,6 +11,7 @@
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
+#include "hotkv/commands/redaction.hpp"
 #include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/scripting/script_store.hpp"
@@ -484,9 +485,39 @@ std::string stat_slot_name(const CommandSpec& spec, size_t sub_index) {
   return ascii_lower(spec.name) + "|" + spec.subcommands[sub_index];
 }
 
+namespace {
+
+// A command over slowlog-log-slower-than: its client is looked up by id (only for such a
+// command, so the common path carries nothing more). A script's commands are the script's
+// own client's in Redis, which has no address ("?:0") and no name.
+void log_slow_command(const CommandSpec& spec, std::span<const std::string_view> argv,
+                      Engine& engine, Shard& shard, int64_t usec) {
+  // EXEC is not logged itself: the commands it ran are, each on its own (as on Redis).
+  if (spec.name == "EXEC") {
+    return;
+  }
+  std::string addr = "?:0";
+  std::string name;
+  if (frozen_now_ms < 0) {
+    addr.clear();
+    uint64_t client = current_tracking_caller().client;
+    if (auto info = client != 0 ? engine.clients().find(client) : nullptr) {
+      addr = info->addr;
+      name = engine.clients().name(*info);
+    }
+  }
+  engine.slowlog().add(shard.id(), redacted_args(argv), usec, unix_ms_coarse() / 1000,
+                       std::move(addr), std::move(name));
+}
+
+}  // namespace
+
 void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
                    Shard& shard, int64_t usec, std::string_view error) {
   bool failed = !error.empty();
+  if (engine.slowlog().wanted(usec)) {
+    log_slow_command(spec, argv, engine, shard, usec);
+  }
   CommandStat& stat = shard.command_stat(engine.table().stat_slot(spec, argv));
   KeyspaceStats::bump(stat.calls);
   KeyspaceStats::bump(stat.usec, static_cast<uint64_t>(usec));

@@ -92,6 +92,10 @@ std::string unknown_client_type(std::string_view type) {
   return text("ERR Unknown client type '", type, "'");
 }
 
+std::string no_such_user(std::string_view user) {
+  return text("ERR No such user '", user, "'");
+}
+
 std::string client_attribute_chars(std::string_view attribute) {
   return text("ERR ", attribute, " cannot contain spaces, newlines or special characters.");
 }

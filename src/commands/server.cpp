@@ -374,18 +374,16 @@ void cmd_config(CommandContext& ctx) {
       ctx.reply.bulk(value);
     }
   } else if (strcasecmp_view(sub, "SET") && ctx.argc() >= 4 && ctx.argc() % 2 == 0) {
-    // Validate every pair before applying any, so a bad pair changes nothing.
+    // All pairs or none (Config::set_many rolls back what it changed when one fails).
+    std::vector<std::pair<std::string_view, std::string_view>> pairs;
     for (size_t i = 2; i < ctx.argc(); i += 2) {
-      if (!cfg.exists(ctx.arg(i))) {
-        ctx.error(err::config_set_unknown(ctx.arg(i)));
-        return;
-      }
+      pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
     }
-    for (size_t i = 2; i < ctx.argc(); i += 2) {
-      if (Status st = cfg.set(ctx.arg(i), ctx.arg(i + 1), false); !st.is_ok()) {
-        ctx.error(err::config_set_failed(ctx.arg(i), st));
-        return;
-      }
+    std::string failed;
+    if (Status st = cfg.set_many(pairs, failed); !st.is_ok()) {
+      ctx.error(st.code() == StatusCode::kNotFound ? err::config_set_unknown(failed)
+                                                   : err::config_set_failed(failed, st));
+      return;
     }
     // A lowered tracking-table-max-keys applies at once, not at the next tracked read.
     ctx.engine.tracking().enforce_limit();

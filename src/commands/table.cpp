@@ -92,6 +92,8 @@ const Table& command_table() {
     Table t;
     register_server(t);
     register_latency(t);
+    register_slowlog(t);
+    register_monitor(t);
     register_strings(t);
     register_keys(t);
     register_databases(t);

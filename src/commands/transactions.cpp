@@ -13,6 +13,9 @@ namespace hotkv {
 void clear_transaction(ClientSession& session) {
   session.multi = MultiState{};
   session.watch.reset();
+  if (session.info) {
+    session.info->multi.store(-1, std::memory_order_relaxed);
+  }
 }
 
 bool runs_inside_multi(const CommandSpec& spec) {
@@ -30,6 +33,7 @@ void cmd_multi(CommandContext& ctx) {
     return;
   }
   ctx.session->multi.active = true;
+  ctx.session->info->multi.store(0, std::memory_order_relaxed);
   ctx.reply.ok();
 }
 

@@ -321,6 +321,8 @@ asio::awaitable<void> Connection::run() {
       break;
     }
     in_.commit(n);
+    // CLIENT LIST's qbuf= while this input runs (what is left is stored once it has run).
+    session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
     set_.note_read();
     // CONFIG SET proto-max-bulk-len applies to connections already open, as in Redis.
     int64_t bulk_limit = engine_.config().proto_max_bulk_len.load(std::memory_order_relaxed);
@@ -362,6 +364,9 @@ asio::awaitable<void> Connection::run() {
   }
   unsubscribe_all(engine_, session_);
   stop_tracking(engine_, session_);
+  if (monitor_registered_) {
+    engine_.monitors().remove(id());
+  }
   session_.pubsub->sink = nullptr;
   set_.remove(id());
   engine_.clients().remove(id());
@@ -577,7 +582,7 @@ bool Connection::migrate() {
   bool idle = !closing_ && !shutting_down_ && in_.size() == 0 && out_.empty() &&
               deferred_.empty() && inflight_.empty() && !push_sending_ && !coro_sending_ &&
               !reply_deferred_ && !blocked_ && window_.empty() && session_.subscriptions() == 0 &&
-              held_.empty() && !session_.multi.active;
+              held_.empty() && !session_.multi.active && !monitor_registered_;
   // At most one move a second, so a client alternating between two shards' keys in bursts
   // cannot make its connection bounce.
   if (!idle || now - migrated_at_ms_ < kMigrateIntervalMs) {
@@ -674,15 +679,45 @@ asio::awaitable<bool> Connection::process_input() {
       in_.consume(consumed);
       continue;
     }
-    session_.info->last_command.store(static_cast<int64_t>(spec->id), std::memory_order_relaxed);
+    // A container's subcommand is remembered by its statistics slot ("client|list").
+    session_.info->last_command.store(
+        static_cast<int64_t>(spec->subcommands.empty() ? spec->id
+                                                       : engine_.table().stat_slot(*spec, args_)),
+        std::memory_order_relaxed);
     if (session_.multi.active && queue_in_multi(*spec)) {
       in_.consume(consumed);
       continue;
+    }
+    if (engine_.client_pause().until_ms.load(std::memory_order_relaxed) != 0 &&
+        paused_for(*spec)) {
+      co_await flush_window();
+      co_await wait_while_paused(*spec);
+      if (closing_) {
+        co_return false;
+      }
+    }
+    // MONITOR shows a command as it starts, except connection commands (SELECT shows its new
+    // database) and EXEC (after the commands it ran), as Redis orders them. Administrative
+    // commands (CONFIG, CLIENT, ...) are never shown.
+    const bool monitored = engine_.monitors().active() && (spec->flags & kAdmin) == 0;
+    const bool monitor_after =
+        monitored && ((spec->flags & kConnection) != 0 || spec->name == "EXEC");
+    if (monitored && !monitor_after) {
+      feed_monitors(args_, session_.db);
     }
     session_.replies_silenced = suppress;
     if (session_.multi.active) {
       if (spec->name == "EXEC") {
         co_await flush_window();
+        if (monitored && !session_.multi.aborted) {
+          std::vector<std::string_view> queued;
+          for (const QueuedCommand& q : session_.multi.queue) {
+            if ((q.spec->flags & kAdmin) == 0) {
+              queued.assign(q.args.begin(), q.args.end());
+              feed_monitors(queued, session_.db);
+            }
+          }
+        }
         size_t mark = out_.size();
         caller_ = take_tracking_caller(session_, *spec);
         const int64_t start = mono_us();
@@ -696,6 +731,9 @@ asio::awaitable<bool> Connection::process_input() {
         }
         out_ += result;
         session_.tracking_caching = false;  // CLIENT CACHING lasted for the transaction
+        if (monitored) {
+          feed_monitors(args_, session_.db);
+        }
         in_.consume(consumed);
         if (suppress || was_skip) {
           out_.resize(mark);
@@ -772,6 +810,9 @@ asio::awaitable<bool> Connection::process_input() {
       ScopedTrackingCaller as(caller_);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
                       w);
+      if (session_.monitoring && !monitor_registered_) {
+        register_monitor();
+      }
       if (session_.pending_wait) {
         // WAIT: the replies before it leave now; its own comes with the acknowledgements.
         if (!co_await write_output()) {
@@ -789,13 +830,19 @@ asio::awaitable<bool> Connection::process_input() {
       add_to_atomic_run(*spec, route.shards);
       co_await flush_atomic_run();
     }
+    if (monitor_after) {
+      feed_monitors(args_, session_.db);
+    }
     in_.consume(consumed);
+    // CLIENT REPLY ON cancels a pending SKIP (it clears skip_this_reply) and is answered, as
+    // on Redis; any other command after SKIP loses its reply.
+    bool skipped = was_skip && session_.skip_this_reply;
     if (was_skip) {
       session_.skip_this_reply = false;
     }
     if (suppress && session_.reply_mode != ReplyMode::kOn) {
       out_.resize(mark);
-    } else if (was_skip) {
+    } else if (skipped) {
       out_.resize(mark);
     }
     send_pushes_while_silenced();

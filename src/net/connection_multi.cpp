@@ -27,6 +27,8 @@ bool Connection::queue_in_multi(const CommandSpec& spec) {
     return true;
   }
   session_.multi.queue.push_back(QueuedCommand{&spec, {args_.begin(), args_.end()}});
+  session_.info->multi.store(static_cast<int32_t>(session_.multi.queue.size()),
+                             std::memory_order_relaxed);
   bool suppress = session_.reply_mode == ReplyMode::kOff || session_.skip_this_reply;
   if (!suppress) {
     ReplyWriter(out_, session_.resp).simple("QUEUED");

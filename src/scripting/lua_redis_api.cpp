@@ -21,6 +21,7 @@ extern "C" {
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
+#include "hotkv/commands/redaction.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
@@ -304,6 +305,10 @@ int run_command(lua_State* L, LuaVm& vm) {
       push_error_table(L, err::script_key_on_other_shard(key));
       return 1;
     }
+  }
+  // MONITOR shows a script's commands with "lua" for the client's address, as Redis does.
+  if (ctx.engine.monitors().active() && (spec->flags & kAdmin) == 0) {
+    ctx.engine.monitors().feed(ctx.db_index, "lua", redacted_args(argv));
   }
   std::string& out = sc.reply;
   out.clear();

@@ -81,6 +81,7 @@ Server::Server(Config& config) : config_(config) {
 
 Server::~Server() {
   config_.set_appendonly_hook(nullptr);
+  config_.set_port_hook(nullptr);
   for (auto& w : workers_) {
     w->io.stop();
     if (w->thread.joinable()) {
@@ -402,6 +403,39 @@ int Server::run() {
     }
   });
   asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
+  // CONFIG SET port: the new listener is bound here, on the calling thread, so a port that
+  // cannot be had refuses the change (and CONFIG SET rolls back); worker 0 then swaps it in.
+  // The old listener closes, which ends its accept loop; open connections stay.
+  config_.set_port_hook([this](int64_t port) -> std::string {
+    std::error_code ec;
+    auto addr = asio::ip::make_address(config_.bind(), ec);
+    auto acc = std::make_shared<asio::ip::tcp::acceptor>(workers_[0]->io);
+    asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(port));
+    if (!ec) {
+      acc->open(ep.protocol(), ec);
+    }
+    if (!ec) {
+      acc->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+    }
+    if (!ec) {
+      acc->bind(ep, ec);
+    }
+    if (!ec) {
+      acc->listen(511, ec);
+    }
+    if (ec) {
+      refused_log().warn("CONFIG SET port {}: {}", port, ec.message());
+      return "Unable to listen on this port. Check server logs.";
+    }
+    asio::post(workers_[0]->io, [this, acc] {
+      std::error_code cec;
+      acceptor_->close(cec);
+      acceptor_ = std::make_unique<asio::ip::tcp::acceptor>(std::move(*acc));
+      port_ = acceptor_->local_endpoint(cec).port();
+      asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
+    });
+    return "";
+  });
   // The link to a master follows the role: the start-up one (`replicaof` in the config file)
   // once the loop runs, then every REPLICAOF.
   master_link_ = std::make_unique<MasterLink>(

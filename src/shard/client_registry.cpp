@@ -69,9 +69,14 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
     lib_ver = info.lib_ver;
     no_evict = info.no_evict;
   }
-  // Redis's letters, in its order: t tracking, R broken redirect, B broadcast, e no-evict.
+  // Redis's letters, in its order: O monitor, S replica, M master, P pub/sub, x in MULTI,
+  // b blocked, t tracking, R broken redirect, B broadcast, e no-evict, T no-touch.
   uint32_t tracking = info.tracking.load(std::memory_order_relaxed);
+  int32_t multi = info.multi.load(std::memory_order_relaxed);
   std::string flags;
+  if (info.monitor.load(std::memory_order_relaxed)) {
+    flags += 'O';
+  }
   switch (info.link.load(std::memory_order_relaxed)) {
     case ClientInfo::kReplicaLink:
       flags += 'S';
@@ -85,6 +90,12 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   if (info.subscribed()) {
     flags += 'P';
   }
+  if (multi >= 0) {
+    flags += 'x';
+  }
+  if (info.blocked.load(std::memory_order_relaxed)) {
+    flags += 'b';
+  }
   if ((tracking & kTrackingOn) != 0) {
     flags += 't';
     if ((tracking & kTrackingBrokenRedirect) != 0) {
@@ -97,8 +108,11 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   if (no_evict) {
     flags += 'e';
   }
+  if (info.no_touch.load(std::memory_order_relaxed)) {
+    flags += 'T';
+  }
   if (flags.empty()) {
-    flags = "N";
+    flags.push_back('N');  // (not = "N": GCC 12 warns wrongly there)
   }
   int64_t redir = (tracking & kTrackingOn) != 0
                       ? static_cast<int64_t>(info.tracking_redirect.load(std::memory_order_relaxed))
@@ -107,12 +121,13 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   int64_t idle = (now_ms - info.last_interaction_ms.load(std::memory_order_relaxed)) / 1000;
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 "
-      "multi=-1 qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
+      "multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
       "tot-mem=0 events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={} "
       "thread={}",
       info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle, flags,
       info.db.load(std::memory_order_relaxed), info.channels.load(std::memory_order_relaxed),
-      info.patterns.load(std::memory_order_relaxed), info.query_buffer.load(std::memory_order_relaxed),
+      info.patterns.load(std::memory_order_relaxed), multi,
+      info.query_buffer.load(std::memory_order_relaxed),
       info.output_buffer.load(std::memory_order_relaxed), cmd_name, redir,
       info.resp.load(std::memory_order_relaxed), lib_name, lib_ver,
       info.shard.load(std::memory_order_relaxed));

@@ -17,6 +17,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
     : config_(config),
       table_(table),
       latency_(config.latency_monitor_threshold),
+      slowlog_(config.slowlog_log_slower_than, config.slowlog_max_len, contexts.size()),
       tracking_(std::make_unique<Tracking>(*this)),
       start_unix_ms_(unix_ms()) {
   rdb_saver_ = std::make_unique<RdbSaver>(*this);

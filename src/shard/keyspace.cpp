@@ -26,6 +26,9 @@ double lfu_draw() {
 }  // namespace
 
 void Keyspace::touch(Value& v, int64_t now_ms) {
+  if (access_clock_frozen) {
+    return;
+  }
   const AccessClockSettings& s = access_clock_settings();
   if (s.lfu.load(std::memory_order_relaxed)) {
     v.set_access_clock(lfu_accessed(v.access_clock(), now_ms,

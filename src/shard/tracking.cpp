@@ -6,6 +6,7 @@
 #include <asio/post.hpp>
 
 #include "hotkv/shard/engine.hpp"
+#include "hotkv/util/access_clock.hpp"
 
 namespace hotkv {
 namespace {
@@ -24,9 +25,13 @@ const TrackingCaller& current_tracking_caller() { return running_caller; }
 
 ScopedTrackingCaller::ScopedTrackingCaller(const TrackingCaller& caller) : saved_(running_caller) {
   running_caller = caller;
+  access_clock_frozen = caller.no_touch;
 }
 
-ScopedTrackingCaller::~ScopedTrackingCaller() { running_caller = saved_; }
+ScopedTrackingCaller::~ScopedTrackingCaller() {
+  running_caller = saved_;
+  access_clock_frozen = saved_.no_touch;
+}
 
 Tracking::Tracking(Engine& engine) : engine_(engine) {}
 

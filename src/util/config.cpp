@@ -88,16 +88,79 @@ int64_t parse_memory_value(std::string_view s) {
 }
 
 Config::Config() {
-  add_int("port", port, 0, 65535, false, false);
+  // A running server moves its listener when port changes (set_port_hook); setting it to
+  // the port it has is a no-op, as on Redis.
+  add("port", Entry{[this] { return std::to_string(port.load(std::memory_order_relaxed)); },
+                    [this](std::string_view s) -> Status {
+                      auto v = parse_int64(s);
+                      if (!v) {
+                        return Status::invalid_argument(
+                            "argument couldn't be parsed into an integer");
+                      }
+                      if (*v < 0 || *v > 65535) {
+                        return Status::invalid_argument(
+                            "argument must be between 0 and 65535 inclusive");
+                      }
+                      if (*v == port.load(std::memory_order_relaxed)) {
+                        return {};
+                      }
+                      std::function<std::string(int64_t)> hook;
+                      {
+                        std::lock_guard<std::mutex> lock(strings_mutex_);
+                        hook = port_hook_;
+                      }
+                      if (hook) {
+                        if (std::string reason = hook(*v); !reason.empty()) {
+                          return Status::refused(std::move(reason));
+                        }
+                      }
+                      port.store(*v, std::memory_order_relaxed);
+                      return {};
+                    },
+                    true});
+  // HotKV never daemonizes itself (run it under a supervisor): reported, and only "no" taken.
+  add_enum("daemonize", daemonize_, {"no"}, false);
   add_int("threads", threads, 0, 1024, false, false);
   add_int("maxclients", maxclients, 1, INT32_MAX, false, true);
   add_int("timeout", timeout, 0, INT32_MAX, false, true);
   add_int("busy-reply-threshold", busy_reply_threshold, 0, INT32_MAX, false, true);
   add_int("lua-time-limit", busy_reply_threshold, 0, INT32_MAX, false, true);
   add_int("latency-monitor-threshold", latency_monitor_threshold, 0, INT64_MAX, false, true);
+  add_int("slowlog-log-slower-than", slowlog_log_slower_than, INT64_MIN, INT64_MAX, false, true);
+  add_int("slowlog-max-len", slowlog_max_len, 0, INT64_MAX, false, true);
   add_int("tcp-keepalive", tcp_keepalive, 0, INT32_MAX, false, true);
   // Stored and reported; enforcement (denyoom writes refused) comes with memory accounting.
   add_int("maxmemory", maxmemory, 0, INT64_MAX, true, true);
+  add_int("maxmemory-samples", maxmemory_samples, 1, 64, false, true);
+  add("maxmemory-clients",
+      Entry{[this] {
+              int64_t v = maxmemory_clients.load(std::memory_order_relaxed);
+              return maxmemory_clients_percent.load(std::memory_order_relaxed)
+                         ? std::to_string(v) + "%"
+                         : std::to_string(v);
+            },
+            [this](std::string_view s) -> Status {
+              bool percent = !s.empty() && s.back() == '%';
+              int64_t v = -1;
+              if (percent) {
+                auto p = parse_int64(s.substr(0, s.size() - 1));
+                v = p && *p >= 0 ? *p : -1;
+              } else {
+                v = parse_memory_value(s);
+              }
+              if (v < 0) {
+                return Status::invalid_argument("argument must be a memory or percent value");
+              }
+              if (percent && v > 100) {
+                return Status::invalid_argument("percentage argument must be less or equal to 100");
+              }
+              maxmemory_clients.store(v, std::memory_order_relaxed);
+              maxmemory_clients_percent.store(percent, std::memory_order_relaxed);
+              return {};
+            },
+            true});
+  add_int("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, false, true);
+  entries_.find("key-load-delay")->second.hidden = true;
   // The policy picks what each key's access clock counts: an LFU policy the access frequency
   // (OBJECT FREQ), any other the last access time (OBJECT IDLETIME); util/access_clock.hpp.
   add_enum("maxmemory-policy", maxmemory_policy_,
@@ -457,6 +520,11 @@ void Config::set_appendonly_hook(std::function<std::string(bool)> hook) {
   appendonly_hook_ = std::move(hook);
 }
 
+void Config::set_port_hook(std::function<std::string(int64_t)> hook) {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  port_hook_ = std::move(hook);
+}
+
 void Config::set_loglevel_hook(std::function<void(const std::string&)> hook) {
   std::lock_guard<std::mutex> lock(strings_mutex_);
   loglevel_hook_ = std::move(hook);
@@ -473,13 +541,53 @@ Status Config::set(std::string_view name, std::string_view value, bool at_startu
   return it->second.set(value);
 }
 
+Status Config::set_many(std::span<const std::pair<std::string_view, std::string_view>> pairs,
+                        std::string& failed) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : pairs) {
+    std::string l = ascii_lower(name);
+    failed = std::string(name);
+    auto it = entries_.find(l);
+    if (it == entries_.end()) {
+      return Status::not_found("unknown option");
+    }
+    if (std::find(names.begin(), names.end(), l) != names.end()) {
+      return Status::invalid_argument("duplicate parameter");
+    }
+    // An immutable setting given the value it has changes nothing, so it is no error: a
+    // client may write back everything CONFIG GET * showed.
+    if (!it->second.mutable_at_runtime && it->second.get() != value) {
+      return Status::refused("can't set immutable config");
+    }
+    names.push_back(std::move(l));
+  }
+  std::vector<std::pair<const Entry*, std::string>> done;  // what to restore on failure
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const Entry& e = entries_.find(names[i])->second;
+    if (!e.mutable_at_runtime) {
+      continue;  // unchanged (checked above)
+    }
+    std::string before = e.get();
+    if (Status st = e.set(pairs[i].second); !st.is_ok()) {
+      failed = std::string(pairs[i].first);
+      // Back in reverse order, so a setting named twice through aliases ends as it was.
+      for (auto it = done.rbegin(); it != done.rend(); ++it) {
+        (void)it->first->set(it->second);
+      }
+      return st;
+    }
+    done.emplace_back(&e, std::move(before));
+  }
+  return {};
+}
+
 bool Config::exists(std::string_view name) const { return entries_.count(ascii_lower(name)) > 0; }
 
 std::vector<std::pair<std::string, std::string>> Config::get_matching(
     std::string_view pattern) const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, entry] : entries_) {
-    if (glob_match(pattern, name, true)) {
+    if (!entry.hidden && glob_match(pattern, name, true)) {
       out.emplace_back(name, entry.get());
     }
   }

@@ -37,6 +37,8 @@ constexpr SettingHelp kSettings[] = {
      "long, is disconnected (a replica's soft limit is accepted and not enforced)",
      ""},
     {"client-query-buffer-limit", "", "the most unparsed input one client may hold (bytes)", ""},
+    {"daemonize", "", "reported as no; HotKV does not daemonize itself (run it under a supervisor)",
+     ""},
     {"databases", "",
      "databases SELECT can reach (1..1024; each costs about 22 KB per thread while empty)", ""},
     {"dbfilename", "", "the RDB file SAVE and BGSAVE write in `dir`, loaded at start-up when "
@@ -53,6 +55,8 @@ constexpr SettingHelp kSettings[] = {
     {"inventory-hold-retention-ms", "",
      "how long a settled inventory hold (committed, released, expired) stays answerable, so a "
      "late payment hears what became of it",
+     ""},
+    {"key-load-delay", "", "accepted and reported, and hidden from CONFIG GET *; changes nothing",
      ""},
     {"latency-monitor-threshold", "",
      "the latency monitor records commands and expiry rounds that took at least this many ms "
@@ -76,10 +80,14 @@ constexpr SettingHelp kSettings[] = {
     {"maxclients", "",
      "further connections are refused with `-ERR max number of clients reached`", ""},
     {"maxmemory", "", "the memory limit in bytes (0 = none); accepted and reported", ""},
+    {"maxmemory-clients", "",
+     "accepted and reported (bytes, or a percentage of maxmemory such as 10%); changes nothing",
+     ""},
     {"maxmemory-policy", "",
      "what an access clock counts: an LFU policy counts accesses (OBJECT FREQ), any other the "
      "last access (OBJECT IDLETIME)",
      ""},
+    {"maxmemory-samples", "", "accepted and reported; changes nothing", ""},
     {"min-replicas-max-lag", "",
      "seconds within which a replica must have acknowledged to count for "
      "min-replicas-to-write",
@@ -91,7 +99,10 @@ constexpr SettingHelp kSettings[] = {
     {"notify-keyspace-events", "",
      "keyspace notifications to publish, in Redis's letters (`KEA`, `Ex`, ...); empty = none",
      ""},
-    {"port", "", "the TCP port to listen on (0 picks a free one)", ""},
+    {"port", "",
+     "the TCP port to listen on (0 picks a free one); CONFIG SET moves the listener, or "
+     "changes nothing if the new port cannot be had",
+     ""},
     {"protected-mode", "",
      "while the default user has no password, only clients on the loopback interface are "
      "served; others get -DENIED at connect",
@@ -136,6 +147,11 @@ constexpr SettingHelp kSettings[] = {
     {"slave-read-only", "replica-read-only", "", ""},
     {"slave-serve-stale-data", "replica-serve-stale-data", "", ""},
     {"slaveof", "replicaof", "", ""},
+    {"slowlog-log-slower-than", "",
+     "SLOWLOG records commands that ran at least this many microseconds (negative: none; 0: "
+     "every command)",
+     ""},
+    {"slowlog-max-len", "", "the slow log keeps this many of the newest entries, server-wide", ""},
     {"stream-node-max-bytes", "",
      "accepted and reported; streams are not stored in nodes", ""},
     {"stream-node-max-entries", "",

@@ -82,6 +82,9 @@ struct ClientSession {
   bool replies_silenced = false;
   std::string pushes_while_silenced;
   bool close_after_reply = false;
+  // MONITOR was called: the connection registers with the engine's monitors once the reply
+  // is out of the handler's hands (net/connection.cpp), and stays registered until it closes.
+  bool monitoring = false;
   MultiState multi;
   // Set by WATCH; dirty once a watched key changed. Dropped by EXEC, DISCARD, UNWATCH, RESET.
   std::shared_ptr<WatchFlag> watch;

@@ -33,6 +33,11 @@ inline constexpr const char* kUnblockReason =
     "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR";
 inline constexpr const char* kClientIdPositive = "ERR client-id should be greater than 0";
 inline constexpr const char* kNoSuchClient = "ERR No such client";
+inline constexpr const char* kSlowlogCount = "ERR count should be greater than or equal to -1";
+inline constexpr const char* kPauseTimeout = "ERR timeout is not an integer or out of range";
+inline constexpr const char* kPauseNegative = "ERR timeout is negative";
+inline constexpr const char* kMonitorInMulti = "ERR MONITOR isn't allowed for DENY BLOCKING client";
+inline constexpr const char* kPauseMode = "ERR CLIENT PAUSE mode must be WRITE or ALL";
 inline constexpr const char* kLoading = "LOADING HotKV is loading the dataset in memory";
 inline constexpr const char* kAppendOnlyDisabled =
     "ERR Append only file is disabled (appendonly no)";
@@ -80,6 +85,8 @@ std::string misconf_aof(int error_number);
 std::string subscribed_context(std::string_view command);
 std::string hello_option(std::string_view option);
 std::string unknown_client_type(std::string_view type);
+// CLIENT KILL USER with a user that does not exist.
+std::string no_such_user(std::string_view user);
 // CLIENT SETINFO LIB-NAME / LIB-VER with a space or newline in the value.
 std::string client_attribute_chars(std::string_view attribute);
 std::string unrecognized_option(std::string_view option);

@@ -7,6 +7,8 @@ class Table;
 
 void register_server(Table& t);   // server administration: INFO, CONFIG, COMMAND, ...
 void register_latency(Table& t);  // LATENCY: the latency monitor and command histograms
+void register_slowlog(Table& t);  // SLOWLOG: the slow log
+void register_monitor(Table& t);  // MONITOR
 void register_strings(Table& t);  // strings and counters
 void register_keys(Table& t);     // generic key commands
 void register_databases(Table& t);  // DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, MOVE

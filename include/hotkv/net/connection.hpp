@@ -180,6 +180,17 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // client-output-buffer-limit pubsub: false (and the connection closes) when over it.
   bool within_pubsub_limits();
 
+  // MONITOR (connection_monitor.cpp): shows a command of this client to every monitor (its
+  // secrets redacted); registers this connection as a monitor once MONITOR has run; and
+  // appends a monitor line that arrived on this thread, written like a pub/sub message.
+  void feed_monitors(std::span<const std::string_view> argv, uint32_t db);
+  void register_monitor();
+  void deliver_monitor(const std::string& line);
+  // CLIENT PAUSE (connection_monitor.cpp): whether the command must wait now, and the wait
+  // (polled, so CLIENT UNPAUSE from any thread ends it within kPausePollMs).
+  bool paused_for(const CommandSpec& spec) const;
+  asio::awaitable<void> wait_while_paused(const CommandSpec& spec);
+
   // A replica's link to its master (connection_master_link.cpp): the master's commands are
   // applied like a client's, unanswered except REPLCONF GETACK, and every byte applied is
   // counted in the replication offset and kept in the backlog. Runs instead of the ordinary
@@ -259,6 +270,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   std::shared_ptr<asio::steady_timer> wait_timer_;
   // Set by the first REPLCONF ACK: after a diskless payload the stream waits for it (below).
   bool replica_acked_ = false;
+  bool monitor_registered_ = false;
 };
 
 // The connections of one thread, for idle timeouts and shutdown.

@@ -37,6 +37,11 @@ struct ClientInfo {
   // the timeout reply). Meaningful while `blocked` is set.
   std::function<void(bool error)> unblock;
   std::atomic<bool> blocked{false};
+  // MONITOR (CLIENT LIST flag O), CLIENT NO-TOUCH (flag T), and the commands queued by an
+  // open MULTI (flag x, multi=; -1 outside MULTI). Written by the client's own thread.
+  std::atomic<bool> monitor{false};
+  std::atomic<bool> no_touch{false};
+  std::atomic<int32_t> multi{-1};
   // What the connection is to replication: a replica's link to this master (CLIENT LIST
   // flag S, TYPE replica) or this replica's link to its master (flag M, TYPE master).
   enum Link : uint8_t { kNoLink = 0, kReplicaLink = 1, kMasterLink = 2 };

@@ -31,6 +31,7 @@
 
 #include "hotkv/shard/client_registry.hpp"
 #include "hotkv/shard/error_stats.hpp"
+#include "hotkv/shard/monitors.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/replication.hpp"
 #include "hotkv/shard/replication_feed.hpp"
@@ -39,6 +40,7 @@
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/config.hpp"
 #include "hotkv/util/latency_monitor.hpp"
+#include "hotkv/util/slow_log.hpp"
 
 namespace hotkv {
 
@@ -104,6 +106,16 @@ class Engine {
   LatencyMonitor& latency() { return latency_; }
   // INFO errorstats (any thread).
   ErrorStats& errors() { return errors_; }
+  // SLOWLOG's entries, one ring per shard (any thread; see util/slow_log.hpp).
+  SlowLog& slowlog() { return slowlog_; }
+  // MONITOR's clients (any thread; see shard/monitors.hpp).
+  Monitors& monitors() { return monitors_; }
+  // CLIENT PAUSE: until when (unix ms; 0: not paused) and whether only writes wait.
+  struct ClientPause {
+    std::atomic<int64_t> until_ms{0};
+    std::atomic<bool> writes_only{false};
+  };
+  ClientPause& client_pause() { return client_pause_; }
   // Role, replication ids and offset, backlog and attached replicas (any thread).
   Replication& replication() { return replication_; }
   // The shards' records become the replication stream here (shard/replication_feed.hpp).
@@ -293,6 +305,9 @@ class Engine {
   PubSubHub pubsub_;
   LatencyMonitor latency_;
   ErrorStats errors_;
+  SlowLog slowlog_;
+  Monitors monitors_;
+  ClientPause client_pause_;
   Replication replication_;
   std::unique_ptr<ReplicationFeed> replication_feed_;
   std::unique_ptr<Tracking> tracking_;

@@ -33,6 +33,8 @@ class Shard;
 struct TrackingCaller {
   uint64_t client = 0;       // 0: no client (active expiry, loading)
   bool track_reads = false;  // tracking on, not BCAST, and OPTIN/OPTOUT allow this command
+  // CLIENT NO-TOUCH: the command leaves the access clocks of the keys it reads alone.
+  bool no_touch = false;
 };
 
 // The caller of the command running on this thread (any thread).

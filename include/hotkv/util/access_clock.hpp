@@ -23,6 +23,10 @@ struct AccessClockSettings {
 };
 AccessClockSettings& access_clock_settings();
 
+// Set while a command of a CLIENT NO-TOUCH client runs on this thread: its reads leave the
+// keys' access clocks alone (shard/tracking.hpp's ScopedTrackingCaller sets it).
+inline thread_local bool access_clock_frozen = false;
+
 inline constexpr uint32_t kAccessClockMax = (1u << 24) - 1;
 // A new key's counter under LFU: a little above zero, so it survives a while before it
 // has a chance to be accessed again.

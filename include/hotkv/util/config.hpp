@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +35,21 @@ class Config {
   // The latency monitor records events (a command, an expiry round) that took at least this
   // many milliseconds; 0 turns it off (util/latency_monitor.hpp).
   std::atomic<int64_t> latency_monitor_threshold{0};
+  // SLOWLOG: commands that ran at least this many microseconds are logged (negative: none,
+  // 0: every command); the log keeps the newest slowlog-max-len (util/slow_log.hpp).
+  std::atomic<int64_t> slowlog_log_slower_than{10000};
+  std::atomic<int64_t> slowlog_max_len{128};
   std::atomic<int64_t> tcp_keepalive{300};
   std::atomic<int64_t> maxmemory{0};
+  // Accepted and reported as Redis's (eviction and client eviction read them when they come):
+  // maxmemory-samples, and maxmemory-clients as bytes or, when maxmemory_clients_percent is
+  // set, as a percentage of maxmemory.
+  std::atomic<int64_t> maxmemory_samples{5};
+  std::atomic<int64_t> maxmemory_clients{0};
+  std::atomic<bool> maxmemory_clients_percent{false};
+  // Redis's testing delay per key loaded (µs), a hidden setting: CONFIG GET shows it only
+  // when named. Accepted and reported; loading does not sleep.
+  std::atomic<int64_t> key_load_delay{0};
   std::atomic<int64_t> auto_aof_rewrite_percentage{100};
   std::atomic<int64_t> auto_aof_rewrite_min_size{64LL * 1024 * 1024};
   std::atomic<int64_t> proto_max_bulk_len{512LL * 1024 * 1024};
@@ -125,10 +139,17 @@ class Config {
   // the appendonly hook said no) or kInvalidArgument (a bad value); the message is the reason
   // text Redis uses after "CONFIG SET failed (possibly related to argument '<name>') - ".
   Status set(std::string_view name, std::string_view value, bool at_startup);
+  // CONFIG SET name value [name value ...]: all or nothing. A repeated name, an unknown or
+  // immutable one, or a value refused (by its check or by what applies it, such as port's
+  // listener) changes nothing: the settings already changed get their old values back.
+  // On failure `failed` is the name of the pair that failed (for the error text).
+  Status set_many(std::span<const std::pair<std::string_view, std::string_view>> pairs,
+                  std::string& failed);
   bool exists(std::string_view name) const;
   // Whether CONFIG SET may change the setting (false for unknown names).
   bool mutable_at_runtime(std::string_view name) const;
-  // Name/value pairs of every setting whose name matches the glob (case-insensitive).
+  // Name/value pairs of every setting whose name matches the glob (case-insensitive). Hidden
+  // settings (key-load-delay) are left out; asked for by their exact name they are found.
   std::vector<std::pair<std::string, std::string>> get_matching(std::string_view pattern) const;
   std::vector<std::string> names() const;
 
@@ -141,12 +162,16 @@ class Config {
   // Called by CONFIG SET appendonly when the value changes; returns "" to accept it or the
   // reason for refusing. Without a hook (start-up: flags, config file) the value just changes.
   void set_appendonly_hook(std::function<std::string(bool on)> hook);
+  // Called by CONFIG SET port with a new port; returns "" once the server listens there, or
+  // the reason it cannot. Without a hook (start-up) the value just changes.
+  void set_port_hook(std::function<std::string(int64_t port)> hook);
 
  private:
   struct Entry {
     std::function<std::string()> get;
     std::function<Status(std::string_view)> set;
     bool mutable_at_runtime;
+    bool hidden = false;
   };
   void add(std::string name, Entry e);
   Status set_output_buffer_limits(std::string_view v);
@@ -189,6 +214,8 @@ class Config {
   std::string appenddirname_ = "appendonlydir";
   std::function<void(const std::string&)> loglevel_hook_;
   std::function<std::string(bool)> appendonly_hook_;
+  std::function<std::string(int64_t)> port_hook_;
+  std::string daemonize_ = "no";
 };
 
 // Parses Redis memory units: "512mb", "1gb", "100k" (k=1000, kb=1024, ...). -1 if invalid.

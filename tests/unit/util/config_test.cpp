@@ -89,6 +89,50 @@ TEST_CASE("Config::set says which kind of failure it is", "[config]") {
   }
 }
 
+TEST_CASE("Config::set_many changes all of its settings or none", "[config]") {
+  Config c;
+  std::string failed;
+  using Pairs = std::vector<std::pair<std::string_view, std::string_view>>;
+  SECTION("every pair applies") {
+    Pairs p{{"timeout", "30"}, {"slowlog-max-len", "7"}};
+    REQUIRE(c.set_many(p, failed).is_ok());
+    CHECK(c.get_string("timeout") == "30");
+    CHECK(c.get_string("slowlog-max-len") == "7");
+  }
+  SECTION("a bad value restores the settings already changed") {
+    Pairs p{{"timeout", "30"}, {"maxmemory-clients", "200%"}, {"slowlog-max-len", "x"}};
+    hotkv::Status st = c.set_many(p, failed);
+    REQUIRE_FALSE(st.is_ok());
+    CHECK(failed == "maxmemory-clients");
+    CHECK(st.message() == "percentage argument must be less or equal to 100");
+    CHECK(c.get_string("timeout") == "0");
+  }
+  SECTION("a name given twice is refused before anything changes") {
+    Pairs p{{"timeout", "30"}, {"TIMEOUT", "31"}};
+    hotkv::Status st = c.set_many(p, failed);
+    CHECK(st.message() == "duplicate parameter");
+    CHECK(failed == "TIMEOUT");
+    CHECK(c.get_string("timeout") == "0");
+  }
+  SECTION("an immutable setting: refused for a new value, a no-op for its own") {
+    Pairs change{{"timeout", "30"}, {"databases", "4"}};
+    CHECK(c.set_many(change, failed).message() == "can't set immutable config");
+    CHECK(c.get_string("timeout") == "0");
+    Pairs same{{"timeout", "30"}, {"databases", "16"}};
+    CHECK(c.set_many(same, failed).is_ok());
+    CHECK(c.get_string("timeout") == "30");
+  }
+  SECTION("an unknown name is not found") {
+    Pairs p{{"timeout", "30"}, {"nope", "1"}};
+    CHECK(c.set_many(p, failed).code() == hotkv::StatusCode::kNotFound);
+    CHECK(failed == "nope");
+  }
+  SECTION("hidden settings answer only by name") {
+    CHECK(c.get_matching("key-load-*").empty());
+    CHECK(c.exists("key-load-delay"));
+  }
+}
+
 TEST_CASE("A config file that cannot be read or parsed names the place", "[config]") {
   Config c;
   REQUIRE(c.load_file("/nonexistent/hotkv.conf").code() == hotkv::StatusCode::kNotFound);
