@@ -34,6 +34,9 @@ class Config {
   // The latency monitor records events (a command, an expiry round) that took at least this
   // many milliseconds; 0 turns it off (util/latency_monitor.hpp).
   std::atomic<int64_t> latency_monitor_threshold{0};
+  // latency-tracking: whether each call is added to its command's latency histogram (LATENCY
+  // HISTOGRAM, INFO latencystats).
+  std::atomic<bool> latency_tracking{true};
   std::atomic<int64_t> tcp_keepalive{300};
   std::atomic<int64_t> maxmemory{0};
   std::atomic<int64_t> auto_aof_rewrite_percentage{100};
@@ -103,6 +106,8 @@ class Config {
   std::string config_file() const;
   // Any setting's current value as text (empty if unknown).
   std::string get_string(std::string_view name) const;
+  // latency-tracking-info-percentiles: the percentiles INFO latencystats reports.
+  std::vector<double> latency_percentiles() const;
   void set_config_file(std::string path);
   // CONFIG REWRITE: the config file gets every setting's current value. Its comments, order
   // and unknown lines stay; a setting it names is updated in place (a repeated one keeps its
@@ -169,6 +174,8 @@ class Config {
   std::string save_;
   std::string appendonly_ = "no";
   std::string maxmemory_policy_ = "noeviction";
+  std::string latency_tracking_ = "yes";
+  std::vector<double> latency_percentiles_{50, 99, 99.9};
   std::string appendfsync_ = "everysec";
   std::string dir_ = ".";
   std::string dbfilename_ = "dump.rdb";
