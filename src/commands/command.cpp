@@ -263,16 +263,22 @@ void command_getkeys(CommandContext& ctx, const Table& table, bool with_flags) {
 void command_help(CommandContext& ctx) {
   static const char* kHelp[] = {
       "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "(no subcommand)", "    Return details about all commands.",
-      "COUNT", "    Return the total number of commands in this server.",
+      "(no subcommand)",
+      "    Return details about all commands.",
+      "COUNT",
+      "    Return the total number of commands in this server.",
       "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
       "    Return a list of all commands in this server.",
-      "INFO [<command-name> ...]", "    Return details about multiple commands.",
-      "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
-      "GETKEYS <full-command>", "    Return the keys from a full command.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple commands.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple commands.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full command.",
       "GETKEYSANDFLAGS <full-command>",
       "    Return the keys and the access flags from a full command.",
-      "HELP", "    Print this help."};
+      "HELP",
+      "    Print this help."};
   ctx.reply.array(std::size(kHelp));
   for (const char* line : kHelp) {
     ctx.reply.simple(line);

@@ -24,8 +24,10 @@ std::vector<Token> tokenize(std::string_view s) {
     if (c == ' ') {
       ++i;
     } else if (c == '[' || c == ']' || c == '(' || c == ')') {
-      out.push_back({c == '[' ? Tok::kOpen : c == ']' ? Tok::kClose : c == '(' ? Tok::kOpenParen
-                                                                               : Tok::kCloseParen,
+      out.push_back({c == '['   ? Tok::kOpen
+                     : c == ']' ? Tok::kClose
+                     : c == '(' ? Tok::kOpenParen
+                                : Tok::kCloseParen,
                      std::string(1, c)});
       ++i;
     } else if (c == '|') {
@@ -49,19 +51,52 @@ std::vector<Token> tokenize(std::string_view s) {
 // What an argument holds, from its name: the docs only need it for display, and the names
 // the table uses are few.
 std::string type_of(const std::string& name) {
-  static const char* kKeys[] = {"key",     "destination", "source",    "dst", "src",
-                                "newkey",  "destkey",     "sourcekey", "key1", "key2",
-                                "stream_key"};
-  static const char* kIntegers[] = {
-      "count",   "numkeys",        "offset",   "index",   "db",         "destination-db",
-      "seconds", "milliseconds",   "numreplicas", "decrement", "total", "qty",
-      "ttl_ms",  "n",              "ms",       "delta",   "period_ms",  "burst",
-      "cost",    "limit",          "rank",     "len",     "min-match-len", "num-matches",
-      "max_burst", "count_per_period", "period", "quantity", "protover", "index1",
-      "index2",  "port",           "bit",      "ttl",     "frequency",  "start",
-      "end",     "stop",           "numreplicas", "entries-added", "min-idle-time"};
+  static const char* kKeys[] = {"key",     "destination", "source", "dst",  "src",       "newkey",
+                                "destkey", "sourcekey",   "key1",   "key2", "stream_key"};
+  static const char* kIntegers[] = {"count",
+                                    "numkeys",
+                                    "offset",
+                                    "index",
+                                    "db",
+                                    "destination-db",
+                                    "seconds",
+                                    "milliseconds",
+                                    "numreplicas",
+                                    "decrement",
+                                    "total",
+                                    "qty",
+                                    "ttl_ms",
+                                    "n",
+                                    "ms",
+                                    "delta",
+                                    "period_ms",
+                                    "burst",
+                                    "cost",
+                                    "limit",
+                                    "weight",
+                                    "rank",
+                                    "len",
+                                    "min-match-len",
+                                    "num-matches",
+                                    "max_burst",
+                                    "count_per_period",
+                                    "period",
+                                    "quantity",
+                                    "protover",
+                                    "index1",
+                                    "index2",
+                                    "port",
+                                    "bit",
+                                    "ttl",
+                                    "frequency",
+                                    "start",
+                                    "end",
+                                    "stop",
+                                    "numreplicas",
+                                    "entries-added",
+                                    "min-idle-time"};
   static const char* kDoubles[] = {"longitude", "latitude", "radius", "width",
-                                   "height",    "score",    "weight", "timeout"};
+                                   "height",    "score",    "timeout"};
   auto in = [&](const auto& list) {
     return std::find(std::begin(list), std::end(list), name) != std::end(list);
   };
@@ -107,8 +142,6 @@ std::string joined_names(const std::vector<DocArg>& args) {
   return name;
 }
 
-bool plain(const DocArg& a) { return !a.optional && !a.multiple && a.token.empty(); }
-
 // One alternative of a group (a sequence of items) as one argument: itself when alone, a
 // token with its one argument, or a block (with the token in front when there is one).
 DocArg sequence_arg(std::vector<DocArg> seq) {
@@ -118,8 +151,9 @@ DocArg sequence_arg(std::vector<DocArg> seq) {
   DocArg block;
   block.type = "block";
   if (seq[0].type == "pure-token" && !seq[0].optional && !seq[0].multiple) {
-    if (seq.size() == 2 && plain(seq[1]) && seq[1].type != "pure-token" &&
-        seq[1].type != "block") {
+    // The argument may repeat after its one token ("WEIGHTS weight [weight ...]").
+    if (seq.size() == 2 && !seq[1].optional && seq[1].token.empty() &&
+        seq[1].type != "pure-token" && seq[1].type != "block") {
       DocArg a = std::move(seq[1]);
       a.token = seq[0].token;
       return a;

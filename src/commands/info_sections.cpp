@@ -37,10 +37,10 @@ void info_memory_details(CommandContext& ctx, std::string& out) {
       "allocator_frag_ratio:{:.2f}\r\nallocator_frag_bytes:{}\r\nallocator_rss_ratio:{:.2f}\r\n"
       "allocator_rss_bytes:{}\r\nrss_overhead_ratio:{:.2f}\r\nrss_overhead_bytes:{}\r\n"
       "mem_fragmentation_bytes:{}\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
-      m.peak, human_bytes(m.peak), 100.0 * ratio(m.used, m.peak), m.overhead, m.startup,
-      m.dataset, 100.0 * ratio(m.dataset, m.used > m.startup ? m.used - m.startup : 0),
-      m.allocator_allocated, m.allocator_active, m.allocator_resident, m.total_system,
-      human_bytes(m.total_system), human_bytes(m.scripts), functions, libraries.size(),
+      m.peak, human_bytes(m.peak), 100.0 * ratio(m.used, m.peak), m.overhead, m.startup, m.dataset,
+      100.0 * ratio(m.dataset, m.used > m.startup ? m.used - m.startup : 0), m.allocator_allocated,
+      m.allocator_active, m.allocator_resident, m.total_system, human_bytes(m.total_system),
+      human_bytes(m.scripts), functions, libraries.size(),
       ratio(m.allocator_active, m.allocator_allocated),
       diff(m.allocator_active, m.allocator_allocated),
       ratio(m.allocator_resident, m.allocator_active),
@@ -63,7 +63,8 @@ void info_latencystats(CommandContext& ctx, std::string& out) {
     }
     std::string figures;
     for (double p : percentiles) {
-      figures += fmt::format("{}p{}={:.3f}", figures.empty() ? "" : ",", p, t.latency.percentile(p));
+      figures +=
+          fmt::format("{}p{}={:.3f}", figures.empty() ? "" : ",", p, t.latency.percentile(p));
     }
     out += fmt::format("latency_percentiles_usec_{}:{}\r\n", name, figures);
   };
@@ -77,6 +78,8 @@ void info_latencystats(CommandContext& ctx, std::string& out) {
   out += "\r\n";
 }
 
-void info_cluster(CommandContext&, std::string& out) { out += "# Cluster\r\ncluster_enabled:0\r\n\r\n"; }
+void info_cluster(CommandContext&, std::string& out) {
+  out += "# Cluster\r\ncluster_enabled:0\r\n\r\n";
+}
 
 }  // namespace hotkv

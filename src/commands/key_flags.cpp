@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "hotkv/commands/table.hpp"
 #include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/table.hpp"
 
 namespace hotkv {
 namespace {
@@ -76,8 +76,8 @@ Flags key_flags(const CommandSpec& spec, std::span<const std::string_view> argv,
     return {"RW", "delete"};
   }
   // Pushes and appends add to a value without reading it.
-  if (named(spec, {"LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "SADD", "XADD", "LINSERT", "APPEND",
-                   "PFADD"})) {
+  if (named(spec,
+            {"LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "SADD", "XADD", "LINSERT", "APPEND", "PFADD"})) {
     return {"RW", "insert"};
   }
   return {"RW", "access", "update"};

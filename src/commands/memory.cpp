@@ -112,9 +112,8 @@ void memory_doctor(CommandContext& ctx) {
   constexpr uint64_t kSmall = 5 * 1024 * 1024;
   std::string report;
   if (m.used < kSmall || m.keys == 0) {
-    report =
-        "This instance holds too little data for a memory diagnosis (" + human_bytes(m.used) +
-        " in use, " + std::to_string(m.keys) + " keys). Ask again once it holds a data set.\n";
+    report = "This instance holds too little data for a memory diagnosis (" + human_bytes(m.used) +
+             " in use, " + std::to_string(m.keys) + " keys). Ask again once it holds a data set.\n";
   } else {
     if (m.peak > m.used + m.used / 2) {
       report += fmt::format(
@@ -131,12 +130,12 @@ void memory_doctor(CommandContext& ctx) {
           human_bytes(m.rss), human_bytes(m.used), ratio(m.rss, m.used));
     }
     if (m.keys > 0 && (m.used - std::min(m.used, m.startup)) / m.keys > 1024 * 1024) {
-      report += "* Big values: keys average more than 1 MB each; MEMORY USAGE and "
-                "redis-cli --memkeys find the largest.\n";
+      report +=
+          "* Big values: keys average more than 1 MB each; MEMORY USAGE and "
+          "redis-cli --memkeys find the largest.\n";
     }
-    report = report.empty()
-                 ? "No memory problem found: use, peak and fragmentation look healthy.\n"
-                 : "Memory report:\n\n" + report;
+    report = report.empty() ? "No memory problem found: use, peak and fragmentation look healthy.\n"
+                            : "Memory report:\n\n" + report;
   }
   ctx.reply.verbatim(report);
 }

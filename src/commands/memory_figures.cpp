@@ -53,8 +53,8 @@ MemoryFigures memory_figures(Engine& engine) {
   m.allocator_allocated = mi.uordblks + mi.hblkhd;
   m.allocator_active = mi.arena + mi.hblkhd;
   m.allocator_resident = m.rss;
-  m.total_system = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                   static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  m.total_system =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   m.scripts = engine.scripts().memory_bytes();
   Replication::BacklogInfo backlog = engine.replication().backlog_info();
   m.replication_backlog = backlog.active ? backlog.histlen : 0;

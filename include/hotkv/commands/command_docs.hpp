@@ -25,7 +25,7 @@ struct DocArg {
   std::string token;  // the word typed before it, if any ("EX", "LIMIT")
   bool optional = false;
   bool multiple = false;
-  bool multiple_token = false;  // the token is repeated with each value (SORT's GET)
+  bool multiple_token = false;    // the token is repeated with each value (SORT's GET)
   std::vector<DocArg> arguments;  // oneof and block only
 
   bool operator==(const DocArg&) const = default;

@@ -24,7 +24,7 @@ struct MemoryFigures {
   uint64_t allocator_active = 0;     // obtained from the system, heap and mmapped blocks
   uint64_t allocator_resident = 0;   // = rss (see above)
   uint64_t total_system = 0;
-  uint64_t scripts = 0;  // the script cache's bodies
+  uint64_t scripts = 0;              // the script cache's bodies
   uint64_t replication_backlog = 0;  // the bytes the backlog holds
   uint64_t overhead = 0;
   uint64_t dataset = 0;

@@ -63,9 +63,10 @@ TEST_CASE("tokens, arguments, optional groups and one-ofs", "[command_docs]") {
 }
 
 TEST_CASE("a token with one argument, a token with several, and repeats", "[command_docs]") {
-  CHECK(show(args_of("SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]]")) ==
-        "key:key pattern:pattern[BY]{o} offset_count:block[LIMIT]{o}(offset:integer "
-        "count:integer) pattern:pattern[GET]{omt}");
+  CHECK(
+      show(args_of("SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]]")) ==
+      "key:key pattern:pattern[BY]{o} offset_count:block[LIMIT]{o}(offset:integer "
+      "count:integer) pattern:pattern[GET]{omt}");
   CHECK(show(args_of("DEL key [key ...]")) == "key:key{m}");
   CHECK(show(args_of("INFO [section [section ...]]")) == "section:string{om}");
   CHECK(show(args_of("MSET key value [key value ...]")) ==
@@ -77,6 +78,8 @@ TEST_CASE("a token with one argument, a token with several, and repeats", "[comm
   CHECK(show(args_of("ZINTERSTORE destination numkeys key [key ...] [AGGREGATE SUM|MIN|MAX]")) ==
         "destination:key numkeys:integer key:key{m} sum_min_max:oneof[AGGREGATE]{o}("
         "sum:pure-token[SUM] min:pure-token[MIN] max:pure-token[MAX])");
+  CHECK(show(args_of("ZUNION numkeys key [key ...] [WEIGHTS weight [weight ...]]")) ==
+        "numkeys:integer key:key{m} weight:integer[WEIGHTS]{om}");
 }
 
 TEST_CASE("parenthesised alternatives and spaced alternatives at the top", "[command_docs]") {

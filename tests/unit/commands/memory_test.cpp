@@ -35,11 +35,11 @@ TEST_CASE("MEMORY STATS DOCTOR MALLOC-STATS PURGE and HELP", "[memory]") {
   s.run({"SET", "k", "v"});
   std::string stats = s.run3({"MEMORY", "STATS"});
   REQUIRE(stats.rfind("%27\r\n" + bulk("peak.allocated") + ":", 0) == 0);
-  const char* fields[] = {"total.allocated",   "startup.allocated", "replication.backlog",
-                          "overhead.total",    "keys.count",        "keys.bytes-per-key",
-                          "dataset.bytes",     "dataset.percentage", "peak.percentage",
-                          "allocator.allocated", "allocator.active", "allocator.resident",
-                          "fragmentation",     "fragmentation.bytes"};
+  const char* fields[] = {"total.allocated",     "startup.allocated",  "replication.backlog",
+                          "overhead.total",      "keys.count",         "keys.bytes-per-key",
+                          "dataset.bytes",       "dataset.percentage", "peak.percentage",
+                          "allocator.allocated", "allocator.active",   "allocator.resident",
+                          "fragmentation",       "fragmentation.bytes"};
   size_t at = 0;
   for (const char* f : fields) {
     INFO(f);
@@ -75,7 +75,7 @@ TEST_CASE("INFO has memory details, latencystats and cluster", "[memory][info]")
   std::string lat = s.run({"INFO", "latencystats"});
   CHECK(contains(lat, "# Latencystats\r\nlatency_percentiles_usec_"));
   CHECK(contains(lat, "latency_percentiles_usec_set:p50="));
-  CHECK(contains(lat, ",p99=") );
+  CHECK(contains(lat, ",p99="));
   CHECK(contains(lat, ",p99.9="));
   CHECK(s.run({"CONFIG", "SET", "latency-tracking-info-percentiles", "90"}) == kOk);
   CHECK(contains(s.run({"INFO", "latencystats"}), "latency_percentiles_usec_get:p90="));
