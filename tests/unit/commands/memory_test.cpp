@@ -84,6 +84,17 @@ TEST_CASE("INFO has memory details, latencystats and cluster", "[memory][info]")
   s.run({"GET", "a"});
   CHECK_FALSE(contains(s.run({"INFO", "latencystats"}), "latency_percentiles_usec_get"));
   CHECK(contains(s.run({"INFO", "commandstats"}), "cmdstat_get:calls=1,"));
+  // HotKV's own commands are counted and timed like every other.
+  CHECK(s.run({"CONFIG", "SET", "latency-tracking", "yes"}) == kOk);
+  s.run({"GCRA.LIMIT", "rl", "1000", "10"});
+  s.run({"INV.CREATE", "item", "5"});
+  s.run({"INV.RESERVE", "item", "h1", "1", "60000"});
+  std::string own = s.run({"INFO", "commandstats", "latencystats"});
+  for (const char* name : {"gcra.limit", "inv.create", "inv.reserve"}) {
+    INFO(name);
+    CHECK(contains(own, std::string("cmdstat_") + name + ":calls=1,"));
+    CHECK(contains(own, std::string("latency_percentiles_usec_") + name + ":p90="));
+  }
   std::string everything = s.run({"INFO", "everything"});
   CHECK(contains(everything, "# Latencystats"));
   CHECK(contains(everything, "# Commandstats"));
