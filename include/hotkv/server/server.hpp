@@ -91,6 +91,7 @@ class Server {
   size_t rate_sample_ = 0;
   uint64_t last_net_in_ = 0;
   uint64_t last_net_out_ = 0;
+  uint64_t peak_ticks_ = 0;
 };
 
 }  // namespace hotkv

@@ -60,7 +60,7 @@ struct ServerStats {
   // Network throughput over the last 1.6 s, sampled with ops_per_sec (INFO stats).
   std::atomic<double> input_kbps{0};
   std::atomic<double> output_kbps{0};
-  // The most memory in use seen (sampled every 100 ms and at every INFO/MEMORY reading), and
+  // The most memory in use seen (sampled once a second and at every INFO/MEMORY reading), and
   // what was in use once the server was set up, before any data.
   std::atomic<uint64_t> used_memory_peak{0};
   std::atomic<uint64_t> used_memory_startup{0};
