@@ -18,9 +18,10 @@ fi
 
 # `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report, the
 # job frameworks the queue tests run real workers of (RQ, Celery with kombu), and the
-# redis-sentinel processes the failover tests run (test_sentinel.py).
+# redis-sentinel processes the failover tests run (test_sentinel.py), and the Prometheus
+# exporter that scrapes a server in test_prometheus_exporter.py.
 if [[ ${1:-} == --test ]]; then
-  packages+=(chromium python3-rq python3-celery redis-sentinel)
+  packages+=(chromium python3-rq python3-celery redis-sentinel prometheus-redis-exporter)
 fi
 
 missing=()
@@ -42,10 +43,10 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# The Debian packages start a redis-server on 6379 (and a redis-sentinel on 26379) as
+# The Debian packages start a redis-server on 6379 (a redis-sentinel on 26379, the exporter on 9121) as
 # services; HotKV's default port is 6379, and the tests and benchmarks start their own servers
 # and sentinels on free ports, so the packaged ones are stopped.
-for service in redis-server redis-sentinel; do
+for service in redis-server redis-sentinel prometheus-redis-exporter; do
   if command -v systemctl >/dev/null 2>&1; then
     "${sudo_cmd[@]}" systemctl disable --now "$service" >/dev/null 2>&1 || true
   fi

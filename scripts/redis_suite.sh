@@ -19,7 +19,7 @@ units="unit/scripting unit/functions unit/multi unit/type/list unit/type/list-2 
 unit/bitops unit/bitfield unit/type/zset unit/geo unit/hyperloglog
 unit/type/hash unit/type/set unit/type/incr unit/type/string unit/keyspace unit/expire unit/sort
 unit/dump unit/tracking unit/pubsub unit/type/stream unit/type/stream-cgroups unit/latency-monitor
-unit/info-command unit/protocol unit/slowlog unit/introspection"
+unit/info-command unit/protocol unit/slowlog unit/introspection unit/introspection-2"
 out=""
 suite="${HOTKV_REDIS_SUITE:-$root/../shared/redis-suite}"
 known="$root/tests/redis_suite_known.txt"

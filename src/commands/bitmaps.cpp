@@ -591,7 +591,7 @@ void register_bitmaps(Table& t) {
   t.add({"BITCOUNT",   -2, kReadOnly, keys(1, 1, 1), cmd_bitcount, "bitmap", "BITCOUNT key [start end [BYTE|BIT]]", "Counts the number of set bits (population counting) in a string."});
   t.add({"BITPOS",     -3, kReadOnly, keys(1, 1, 1), cmd_bitpos, "bitmap", "BITPOS key bit [start [end [BYTE|BIT]]]", "Finds the first set (1) or clear (0) bit in a string."});
   t.add({"BITOP",      -4, kWrite | kDenyOom, keys(2, -1, 1), cmd_bitop, "bitmap", "BITOP AND|OR|XOR|NOT destkey key [key ...]", "Performs bitwise operations on multiple strings, and stores the result."});
-  t.add({"BITFIELD",   -2, kWrite | kDenyOom, keys(1, 1, 1), cmd_bitfield, "bitmap", "BITFIELD key [GET encoding offset|[OVERFLOW WRAP|SAT|FAIL] SET encoding offset value|INCRBY encoding offset increment ...]", "Performs arbitrary bitfield integer operations on strings."});
+  t.add({"BITFIELD",   -2, kWrite | kDenyOom, keys(1, 1, 1), cmd_bitfield, "bitmap", "BITFIELD key [GET encoding offset | [OVERFLOW WRAP|SAT|FAIL] SET encoding offset value | INCRBY encoding offset increment ...]", "Performs arbitrary bitfield integer operations on strings."});
   t.add({"BITFIELD_RO", -2, kReadOnly | kFast, keys(1, 1, 1), cmd_bitfield_ro, "bitmap", "BITFIELD_RO key [GET encoding offset ...]", "Performs arbitrary read-only bitfield integer operations on strings."});
   t.add({"LCS",        -3, kReadOnly, keys(1, 2, 1), cmd_lcs, "string", "LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]", "Finds the longest common substring."});
   // clang-format on

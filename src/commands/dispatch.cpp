@@ -521,7 +521,9 @@ void count_command(const CommandSpec& spec, std::span<const std::string_view> ar
   CommandStat& stat = shard.command_stat(engine.table().stat_slot(spec, argv));
   KeyspaceStats::bump(stat.calls);
   KeyspaceStats::bump(stat.usec, static_cast<uint64_t>(usec));
-  stat.latency.record(static_cast<uint64_t>(usec));
+  if (engine.config().latency_tracking.load(std::memory_order_relaxed)) {
+    stat.latency.record(static_cast<uint64_t>(usec));
+  }
   auto ms = static_cast<uint64_t>(usec / 1000);
   if (engine.latency().wanted(ms)) {
     // Redis's two events: commands flagged fast are expected to take constant time, so their

@@ -1,5 +1,5 @@
 // Generic key commands: DEL, UNLINK, EXISTS, TOUCH, TYPE, RENAME, RENAMENX, COPY, KEYS, SCAN,
-// RANDOMKEY, OBJECT, MEMORY USAGE (whole databases: databases.cpp). Multi-key commands are
+// RANDOMKEY, OBJECT (MEMORY: memory.cpp; whole databases: databases.cpp). Multi-key commands are
 // written once: when keys span shards the dispatcher runs them atomically with the shards
 // parked and ctx.db(key) finds each key's keyspace, so the result is exactly what
 // single-threaded Redis would give.
@@ -348,67 +348,9 @@ void cmd_object(CommandContext& ctx) {
   }
 }
 
-// MEMORY USAGE key [SAMPLES count] and MEMORY HELP. The usage is the value's own estimate
-// (Value::memory_bytes: its structures and strings, counted whole, so SAMPLES is validated and
-// otherwise has no effect) plus the key and its table entry.
-void cmd_memory(CommandContext& ctx) {
-  std::string_view sub = ctx.arg(1);
-  if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
-    static const char* kHelp[] = {
-        "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "USAGE <key> [SAMPLES <count>]",
-        "    Return memory in bytes used by <key> and its value. Nested values are",
-        "    sampled up to <count> times (default: 5, 0 means sample all).",
-        "HELP",
-        "    Prints this help."};
-    ctx.reply.array(std::size(kHelp));
-    for (const char* line : kHelp) {
-      ctx.reply.simple(line);
-    }
-    return;
-  }
-  if (!strcasecmp_view(sub, "USAGE")) {
-    ctx.error(err::unknown_subcommand("MEMORY", sub));
-    return;
-  }
-  if (ctx.argc() < 3) {
-    ctx.error(err::kMemoryUsageArity);
-    return;
-  }
-  for (size_t i = 3; i < ctx.argc(); i += 2) {
-    int64_t samples = 0;
-    if (!strcasecmp_view(ctx.arg(i), "SAMPLES") || i + 1 >= ctx.argc()) {
-      ctx.error(err::kSyntax);
-      return;
-    }
-    if (!ctx.int_arg_or_reply(i + 1, samples)) {
-      return;
-    }
-    if (samples < 0) {
-      ctx.error(err::kSyntax);
-      return;
-    }
-  }
-  Value* v = ctx.db(ctx.arg(2)).find(ctx.arg(2), ctx.now_ms);
-  if (v == nullptr) {
-    ctx.reply.null();
-    return;
-  }
-  // The key's bytes and a table entry (chain pointer, key length, the value: types/dict.hpp).
-  size_t usage = v->memory_bytes() + ctx.arg(2).size() + sizeof(void*) + sizeof(uint32_t);
-  ctx.reply.integer(static_cast<int64_t>(usage));
-}
-
 // OBJECT's key is its third argument, present only for the subcommands that take one.
 void object_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
   if (argv.size() == 3) {
-    out.push_back(2);
-  }
-}
-
-// MEMORY USAGE's key; the other subcommands have none.
-void memory_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {
-  if (argv.size() >= 3 && strcasecmp_view(argv[1], "USAGE")) {
     out.push_back(2);
   }
 }
@@ -429,7 +371,6 @@ void register_keys(Table& t) {
   t.add({"SCAN",      -2, kReadOnly | kAllShards, no_keys(), cmd_scan, "generic", "SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]", "Iterates over the key names in the database."});
   t.add({"RANDOMKEY",  1, kReadOnly | kAllShards, no_keys(), cmd_randomkey, "generic", "RANDOMKEY", "Returns a random key name from the database."});
   t.add({"OBJECT",    -2, kReadOnly, key_finder(2, 2, 1, object_keys), cmd_object, "generic", "OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key", "Inspects the internals of a value (ENCODING, FREQ, IDLETIME, REFCOUNT, HELP).", {"encoding", "freq", "idletime", "refcount", "help"}});
-  t.add({"MEMORY",    -2, kReadOnly, key_finder(2, 2, 1, memory_keys), cmd_memory, "server", "MEMORY USAGE key [SAMPLES count] | MEMORY HELP", "Estimates the memory a key and its value use.", {"usage", "help"}});
   // clang-format on
 }
 

@@ -1,5 +1,5 @@
-// Server administration: INFO, CONFIG, COMMAND, TIME, LASTSAVE, SHUTDOWN and DEBUG. COMMAND's
-// replies (INFO, DOCS, LIST, COUNT, GETKEYS) are generated from the command table.
+// Server administration: INFO, CONFIG, TIME, LASTSAVE, SHUTDOWN and DEBUG (COMMAND is in
+// command.cpp).
 #include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -19,6 +19,8 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/info_sections.hpp"
+#include "hotkv/commands/memory_figures.hpp"
 #include "hotkv/commands/replication.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -26,32 +28,12 @@
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/util/clock.hpp"
-#include "hotkv/util/glob.hpp"
 #include "hotkv/util/memory.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {
 namespace {
-
-std::string human_bytes(uint64_t n) {
-  const char* units[] = {"B", "K", "M", "G", "T"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{}B", n) : fmt::format("{:.2f}{}", v, units[u]);
-}
-
-uint64_t rss_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t size = 0;
-  uint64_t resident = 0;
-  statm >> size >> resident;
-  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
 
 const std::string& run_id() {
   static const std::string id = [] {
@@ -103,10 +85,12 @@ void info_memory(CommandContext& ctx, std::string& out) {
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
       "used_memory_rss_human:{}\r\nused_memory_scripts:{}\r\nnumber_of_cached_scripts:{}\r\n"
       "maxmemory:0\r\nmaxmemory_human:0B\r\n"
-      "maxmemory_policy:{}\r\nmem_fragmentation_ratio:{:.2f}\r\nmem_allocator:libc\r\n\r\n",
+      "maxmemory_policy:{}\r\nmem_fragmentation_ratio:{:.2f}\r\nmem_allocator:libc\r\n",
       used, human_bytes(used), rss, human_bytes(rss), scripts.memory_bytes(), scripts.count(),
       ctx.engine.config().get_string("maxmemory-policy"),
       used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used));
+  info_memory_details(ctx, out);
+  out += "\r\n";
 }
 
 void info_persistence(CommandContext& ctx, std::string& out) {
@@ -185,6 +169,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
   out += fmt::format(
       "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\n"
       "instantaneous_ops_per_sec:{}\r\ntotal_net_input_bytes:{}\r\ntotal_net_output_bytes:{}\r\n"
+      "instantaneous_input_kbps:{:.2f}\r\ninstantaneous_output_kbps:{:.2f}\r\n"
       "rejected_connections:{}\r\nsync_full:{}\r\nsync_partial_ok:{}\r\nsync_partial_err:{}\r\n"
       "expired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
       "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
@@ -196,6 +181,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "cross_thread_messages_per_command:{:.4f}\r\ncross_thread_commands:{}\r\n"
       "connection_migrations:{}\r\n\r\n",
       ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
+      ss.input_kbps.load(), ss.output_kbps.load(),
       ss.rejected_connections.load(), ss.sync_full.load(), ss.sync_partial_ok.load(),
       ss.sync_partial_err.load(), expired, backlog, hits, misses,
       ctx.engine.pubsub().channels("").size(), ctx.engine.pubsub().numpat(),
@@ -314,8 +300,11 @@ const InfoSection kInfoSections[] = {
     {"stats", info_stats, true},
     {"replication", info_replication, true},
     {"cpu", info_cpu, true},
+    {"modules", info_modules, true},
     {"commandstats", info_commandstats, false},
     {"errorstats", info_errorstats, true},
+    {"latencystats", info_latencystats, false},
+    {"cluster", info_cluster, true},
     {"inventory", info_inventory, true},
     {"keyspace", info_keyspace, true},
 };
@@ -440,211 +429,6 @@ void cmd_config(CommandContext& ctx) {
   }
 }
 
-// -------------------------------------------------------------------------------- COMMAND
-
-// COMMAND LIST names a container's subcommands as Redis 7 does: "config", then "config|get"...
-void append_with_subcommands(const CommandSpec& c, std::vector<std::string>& names) {
-  std::string name = ascii_lower(c.name);
-  for (const std::string& sub : c.subcommands) {
-    names.push_back(name + "|" + sub);
-  }
-  names.push_back(std::move(name));
-}
-
-std::vector<std::string> acl_categories(const CommandSpec& c) {
-  std::vector<std::string> out;
-  if (c.group == "generic") {
-    out.emplace_back("@keyspace");
-  } else if (c.group != "server") {
-    out.push_back("@" + c.group);
-  }
-  if ((c.flags & kWrite) != 0) {
-    out.emplace_back("@write");
-  }
-  if ((c.flags & kReadOnly) != 0) {
-    out.emplace_back("@read");
-  }
-  out.emplace_back((c.flags & kFast) != 0 ? "@fast" : "@slow");
-  if ((c.flags & kAdmin) != 0) {
-    out.emplace_back("@admin");
-    out.emplace_back("@dangerous");
-  }
-  if ((c.flags & kAllShards) != 0 && (c.flags & kWrite) != 0) {
-    out.emplace_back("@dangerous");
-  }
-  return out;
-}
-
-void reply_command_info(CommandContext& ctx, const CommandSpec& c) {
-  ctx.reply.array(10);
-  ctx.reply.bulk(ascii_lower(c.name));
-  ctx.reply.integer(c.arity);
-  auto flags = flag_names(c.flags);
-  ctx.reply.set(flags.size());
-  for (const auto& f : flags) {
-    ctx.reply.simple(f);
-  }
-  ctx.reply.integer(c.keys.first);
-  ctx.reply.integer(c.keys.last);
-  ctx.reply.integer(c.keys.step);
-  auto cats = acl_categories(c);
-  ctx.reply.set(cats.size());
-  for (const auto& cat : cats) {
-    ctx.reply.simple(cat);
-  }
-  ctx.reply.set(0);    // tips
-  ctx.reply.array(0);  // key specifications
-  ctx.reply.array(0);  // subcommands
-}
-
-void reply_command_docs(CommandContext& ctx, const CommandSpec& c) {
-  ctx.reply.bulk(ascii_lower(c.name));
-  ctx.reply.map(4);
-  ctx.reply.bulk("summary");
-  ctx.reply.bulk(c.summary);
-  ctx.reply.bulk("since");
-  ctx.reply.bulk("1.0.0");
-  ctx.reply.bulk("group");
-  ctx.reply.bulk(c.group);
-  ctx.reply.bulk("syntax");
-  ctx.reply.bulk(c.syntax);
-}
-
-void cmd_command(CommandContext& ctx) {
-  const Table& table = ctx.engine.table();
-  if (ctx.argc() == 1) {
-    ctx.reply.array(table.size());
-    for (const auto& c : table.all()) {
-      reply_command_info(ctx, c);
-    }
-    return;
-  }
-  std::string_view sub = ctx.arg(1);
-  if (strcasecmp_view(sub, "COUNT") && ctx.argc() == 2) {
-    ctx.reply.integer(static_cast<int64_t>(table.size()));
-  } else if (strcasecmp_view(sub, "INFO")) {
-    if (ctx.argc() == 2) {
-      ctx.reply.array(table.size());
-      for (const auto& c : table.all()) {
-        reply_command_info(ctx, c);
-      }
-      return;
-    }
-    ctx.reply.array(ctx.argc() - 2);
-    for (size_t i = 2; i < ctx.argc(); ++i) {
-      const CommandSpec* c = table.find(ctx.arg(i));
-      if (c == nullptr) {
-        ctx.reply.null_array();
-      } else {
-        reply_command_info(ctx, *c);
-      }
-    }
-  } else if (strcasecmp_view(sub, "DOCS")) {
-    std::vector<const CommandSpec*> specs;
-    if (ctx.argc() == 2) {
-      for (const auto& c : table.all()) {
-        specs.push_back(&c);
-      }
-    } else {
-      for (size_t i = 2; i < ctx.argc(); ++i) {
-        if (const CommandSpec* c = table.find(ctx.arg(i))) {
-          specs.push_back(c);
-        }
-      }
-    }
-    ctx.reply.map(specs.size());
-    for (const CommandSpec* c : specs) {
-      reply_command_docs(ctx, *c);
-    }
-  } else if (strcasecmp_view(sub, "LIST")) {
-    std::string_view pattern;
-    bool filter = false;
-    if (ctx.argc() == 5 && strcasecmp_view(ctx.arg(2), "FILTERBY")) {
-      std::string_view kind = ctx.arg(3);
-      filter = true;
-      if (strcasecmp_view(kind, "PATTERN")) {
-        pattern = ctx.arg(4);
-      } else if (strcasecmp_view(kind, "ACLCAT")) {
-        std::vector<std::string> names;
-        std::string cat = "@" + ascii_lower(ctx.arg(4));
-        for (const auto& c : table.all()) {
-          auto cats = acl_categories(c);
-          if (std::find(cats.begin(), cats.end(), cat) != cats.end()) {
-            append_with_subcommands(c, names);  // subcommands share their container's categories
-          }
-        }
-        ctx.reply.array(names.size());
-        for (const auto& n : names) {
-          ctx.reply.bulk(n);
-        }
-        return;
-      } else if (strcasecmp_view(kind, "MODULE")) {
-        ctx.reply.array(0);
-        return;
-      } else {
-        ctx.error(err::kSyntax);
-        return;
-      }
-    } else if (ctx.argc() != 2) {
-      ctx.error(err::kSyntax);
-      return;
-    }
-    std::vector<std::string> all;
-    for (const auto& c : table.all()) {
-      append_with_subcommands(c, all);
-    }
-    std::vector<std::string> names;
-    for (std::string& n : all) {
-      if (!filter || glob_match(pattern, n, true)) {
-        names.push_back(std::move(n));
-      }
-    }
-    ctx.reply.array(names.size());
-    for (const auto& n : names) {
-      ctx.reply.bulk(n);
-    }
-  } else if (strcasecmp_view(sub, "GETKEYS") && ctx.argc() >= 4) {
-    // Redis 7's command|getkeys has arity -4: a command name and at least one argument.
-    const CommandSpec* c = table.find(ctx.arg(2));
-    if (c == nullptr) {
-      ctx.error(err::kInvalidCommand);
-      return;
-    }
-    auto argv = ctx.argv.subspan(2);
-    int argc = static_cast<int>(argv.size());
-    if ((c->arity > 0 && argc != c->arity) || (c->arity < 0 && argc < -c->arity)) {
-      ctx.error(err::kInvalidCommandArgs);
-      return;
-    }
-    std::vector<size_t> idx;
-    if (!Table::key_indexes(*c, argv, idx) || idx.empty()) {
-      ctx.error(err::kNoKeyArguments);
-      return;
-    }
-    ctx.reply.array(idx.size());
-    for (size_t i : idx) {
-      ctx.reply.bulk(argv[i]);
-    }
-  } else if (strcasecmp_view(sub, "HELP") && ctx.argc() == 2) {
-    static const char* kHelp[] = {
-        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "(no subcommand)", "    Return details about all commands.",
-        "COUNT", "    Return the total number of commands in this server.",
-        "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
-        "    Return a list of all commands in this server.",
-        "INFO [<command-name> ...]", "    Return details about multiple commands.",
-        "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
-        "GETKEYS <full-command>", "    Return the keys from a full command.",
-        "HELP", "    Print this help."};
-    ctx.reply.array(std::size(kHelp));
-    for (const char* line : kHelp) {
-      ctx.reply.simple(line);
-    }
-  } else {
-    ctx.error(err::subcommand_arity("command", sub));
-  }
-}
-
 // ------------------------------------------------------------------------------- the rest
 
 void cmd_time(CommandContext& ctx) {
@@ -726,10 +510,9 @@ void register_server(Table& t) {
   // clang-format off
   t.add({"INFO",     -1, kLoading | kStale, no_keys(), cmd_info, "server", "INFO [section [section ...]]", "Returns information and statistics about the server."});
   t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime.", {"get", "set", "resetstat", "rewrite", "help"}});
-  t.add({"COMMAND",  -1, kLoading | kStale, no_keys(), cmd_command, "server", "COMMAND [COUNT|INFO|DOCS|LIST|GETKEYS|HELP] [arguments]", "Returns detailed information about commands.", {"count", "info", "docs", "list", "getkeys", "help"}});
   t.add({"TIME",      1, kLoading | kStale | kFast, no_keys(), cmd_time, "server", "TIME", "Returns the server time."});
   t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale | kNoMulti, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});
-  t.add({"CLUSTER",  -2, kNoScript | kLoading | kStale, no_keys(), cmd_cluster, "cluster", "CLUSTER subcommand [arguments]", "Answers as a standalone Redis: cluster support is disabled."});
+  t.add({"CLUSTER",  -2, kNoScript | kLoading | kStale, no_keys(), cmd_cluster, "cluster", "CLUSTER subcommand [arguments]", "Answers as a standalone Redis: cluster support is disabled.", {"addslots", "addslotsrange", "bumpepoch", "count-failure-reports", "countkeysinslot", "delslots", "delslotsrange", "failover", "flushslots", "forget", "getkeysinslot", "help", "info", "keyslot", "links", "meet", "myid", "nodes", "replicas", "replicate", "reset", "saveconfig", "set-config-epoch", "setslot", "shards", "slaves", "slots"}});
   t.add({"DEBUG",    -2, kAdminConn | kLoading | kStale, no_keys(), cmd_debug, "server", "DEBUG SLEEP seconds", "A debugging command (SLEEP only) for tests."});
   // clang-format on
 }

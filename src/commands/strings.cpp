@@ -566,13 +566,13 @@ void cmd_incrbyfloat(CommandContext& ctx) {
 void register_strings(Table& t) {
   // clang-format off
   t.add({"GET",         2, kReadOnly | kFast, keys(1, 1, 1), cmd_get, "string", "GET key", "Returns the string value of a key."});
-  t.add({"SET",        -3, kWrite | kDenyOom, keys(1, 1, 1), cmd_set, "string", "SET key value [NX|XX] [GET] [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL]", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist."});
+  t.add({"SET",        -3, kWrite | kDenyOom, keys(1, 1, 1), cmd_set, "string", "SET key value [NX|XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]", "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist."});
   t.add({"SETNX",       3, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_setnx, "string", "SETNX key value", "Sets the string value of a key only when the key doesn't exist."});
   t.add({"SETEX",       4, kWrite | kDenyOom, keys(1, 1, 1), cmd_setex, "string", "SETEX key seconds value", "Sets the string value and expiration time of a key."});
   t.add({"PSETEX",      4, kWrite | kDenyOom, keys(1, 1, 1), cmd_psetex, "string", "PSETEX key milliseconds value", "Sets both string value and expiration time in milliseconds of a key."});
   t.add({"GETSET",      3, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_getset, "string", "GETSET key value", "Returns the previous string value of a key after setting it to a new value."});
   t.add({"GETDEL",      2, kWrite | kFast, keys(1, 1, 1), cmd_getdel, "string", "GETDEL key", "Returns the string value of a key after deleting the key."});
-  t.add({"GETEX",      -2, kWrite | kFast, keys(1, 1, 1), cmd_getex, "string", "GETEX key [EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|PERSIST]", "Returns the string value of a key after setting its expiration time."});
+  t.add({"GETEX",      -2, kWrite | kFast, keys(1, 1, 1), cmd_getex, "string", "GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]", "Returns the string value of a key after setting its expiration time."});
   t.add({"MGET",       -2, kReadOnly | kFast, keys(1, -1, 1), cmd_mget, "string", "MGET key [key ...]", "Atomically returns the string values of one or more keys."});
   t.add({"MSET",       -3, kWrite | kDenyOom, keys(1, -1, 2), cmd_mset, "string", "MSET key value [key value ...]", "Atomically creates or modifies the string values of one or more keys."});
   t.add({"MSETNX",     -3, kWrite | kDenyOom, keys(1, -1, 2), cmd_msetnx, "string", "MSETNX key value [key value ...]", "Atomically modifies the string values of one or more keys only when all keys don't exist."});

@@ -91,11 +91,14 @@ const Table& command_table() {
   static const Table table = [] {
     Table t;
     register_server(t);
+    register_command(t);
     register_latency(t);
     register_slowlog(t);
     register_monitor(t);
     register_strings(t);
     register_keys(t);
+    register_memory(t);
+    register_modules(t);
     register_databases(t);
     register_expire(t);
     register_connection(t);

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/errors.hpp"
+#include "hotkv/commands/memory_figures.hpp"
 #include "hotkv/commands/rdb_snapshots.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
@@ -24,6 +25,7 @@
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/log.hpp"
+#include "hotkv/util/memory.hpp"
 
 namespace hotkv {
 namespace {
@@ -49,6 +51,7 @@ Server::Server(Config& config) : config_(config) {
     contexts.push_back(&workers_.back()->io);
   }
   engine_ = make_engine(config_, command_table(), contexts);
+  engine_->stats().used_memory_startup.store(used_memory_bytes(), std::memory_order_relaxed);
   engine_->shutdown_hook = [this] { shutdown(); };
   if (n > 1) {
     for (auto& w : workers_) {
@@ -345,6 +348,43 @@ void Server::return_freed_memory(int64_t now_ms) {
   }
 }
 
+// The network rates (every 100 ms) and the memory peak, on worker 0's cron (before
+// last_ops_ms_ moves on).
+void Server::sample_rates(int64_t now) {
+  uint64_t in = 0;
+  uint64_t out = 0;
+  for (size_t s = 0; s < engine_->shard_count(); ++s) {
+    in += engine_->shard(s).net_input_bytes().load(std::memory_order_relaxed);
+    out += engine_->shard(s).net_output_bytes().load(std::memory_order_relaxed);
+  }
+  // CONFIG RESETSTAT zeroes the counters: a sample across it counts from zero.
+  if (last_ops_ms_ > 0 && now > last_ops_ms_) {
+    double secs = static_cast<double>(now - last_ops_ms_) / 1000.0;
+    auto kbps = [&](uint64_t total, uint64_t last) {
+      return static_cast<double>(total >= last ? total - last : total) / 1024.0 / secs;
+    };
+    input_kbps_samples_[rate_sample_] = kbps(in, last_net_in_);
+    output_kbps_samples_[rate_sample_] = kbps(out, last_net_out_);
+    rate_sample_ = (rate_sample_ + 1) % kRateSamples;
+    auto mean = [](const auto& samples) {
+      double sum = 0;
+      for (double v : samples) {
+        sum += v;
+      }
+      return sum / static_cast<double>(samples.size());
+    };
+    engine_->stats().input_kbps.store(mean(input_kbps_samples_), std::memory_order_relaxed);
+    engine_->stats().output_kbps.store(mean(output_kbps_samples_), std::memory_order_relaxed);
+  }
+  last_net_in_ = in;
+  last_net_out_ = out;
+  // The peak, once a second: glibc's mallinfo2 walks the allocator's free lists, which costs
+  // more as the heap fragments (INFO and MEMORY also raise the peak when they read it).
+  if (++peak_ticks_ % 10 == 0) {
+    note_used_memory(engine_->stats(), used_memory_bytes());
+  }
+}
+
 void Server::on_cron(size_t i) {
   Worker& w = *workers_[i];
   int64_t now = unix_ms();
@@ -388,6 +428,7 @@ void Server::on_cron(size_t i) {
                                          static_cast<uint64_t>(now - last_ops_ms_));
       engine_->stats().ops_per_sec.store(ops, std::memory_order_relaxed);
     }
+    sample_rates(now);
     last_ops_total_ = total;
     last_ops_ms_ = now;
   }

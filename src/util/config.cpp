@@ -6,6 +6,8 @@
 #include <fstream>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "hotkv/util/access_clock.hpp"
 #include "hotkv/util/file_io.hpp"
 #include "hotkv/util/glob.hpp"
@@ -128,6 +130,44 @@ Config::Config() {
   add_int("latency-monitor-threshold", latency_monitor_threshold, 0, INT64_MAX, false, true);
   add_int("slowlog-log-slower-than", slowlog_log_slower_than, INT64_MIN, INT64_MAX, false, true);
   add_int("slowlog-max-len", slowlog_max_len, 0, INT64_MAX, false, true);
+  add_enum("latency-tracking", latency_tracking_, {"yes", "no"}, true, [this](const std::string& v) {
+    latency_tracking.store(v == "yes", std::memory_order_relaxed);
+    return Status();
+  });
+  // Space-separated percentiles between 0 and 100 (none is allowed: latencystats then lists
+  // the commands without figures, as Redis does).
+  add("latency-tracking-info-percentiles",
+      Entry{[this] {
+              std::lock_guard<std::mutex> lock(strings_mutex_);
+              std::string out;
+              for (double p : latency_percentiles_) {
+                out += (out.empty() ? "" : " ") + fmt::format("{}", p);
+              }
+              return out;
+            },
+            [this](std::string_view s) -> Status {
+              std::vector<double> ps;
+              for (size_t at = s.find_first_not_of(' '); at != std::string_view::npos;
+                   at = s.find_first_not_of(' ', at)) {
+                size_t end = std::min(s.find(' ', at), s.size());
+                auto p = parse_double(s.substr(at, end - at));
+                at = end;
+                if (!p) {
+                  return Status::invalid_argument(
+                      "Invalid latency-tracking-info-percentiles parameters");
+                }
+                if (*p < 0 || *p > 100) {
+                  return Status::invalid_argument(
+                      "latency-tracking-info-percentiles parameters should sit between "
+                      "[0.0,100.0]");
+                }
+                ps.push_back(*p);
+              }
+              std::lock_guard<std::mutex> lock(strings_mutex_);
+              latency_percentiles_ = std::move(ps);
+              return {};
+            },
+            true});
   add_int("tcp-keepalive", tcp_keepalive, 0, INT32_MAX, false, true);
   // Stored and reported; enforcement (denyoom writes refused) comes with memory accounting.
   add_int("maxmemory", maxmemory, 0, INT64_MAX, true, true);
@@ -489,6 +529,11 @@ void Config::add_enum(std::string name, std::string& v, std::vector<std::string>
 std::string Config::get_string(std::string_view name) const {
   auto it = entries_.find(ascii_lower(name));
   return it == entries_.end() ? std::string() : it->second.get();
+}
+
+std::vector<double> Config::latency_percentiles() const {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  return latency_percentiles_;
 }
 
 std::string Config::bind() const {

@@ -62,6 +62,12 @@ constexpr SettingHelp kSettings[] = {
      "the latency monitor records commands and expiry rounds that took at least this many ms "
      "(0 = off; LATENCY LATEST)",
      ""},
+    {"latency-tracking", "",
+     "time every call into its command's latency histogram (LATENCY HISTOGRAM, INFO "
+     "latencystats)",
+     ""},
+    {"latency-tracking-info-percentiles", "",
+     "the percentiles INFO latencystats reports per command", ""},
     {"lfu-decay-time", "",
      "minutes after which an LFU access counter is halved once (0 = never decays)", ""},
     {"lfu-log-factor", "", "how slowly an LFU access counter grows with accesses", ""},

@@ -1,6 +1,7 @@
 // Power-of-two latency buckets (see latency_histogram.hpp).
 #include "hotkv/util/latency_histogram.hpp"
 
+#include <algorithm>
 #include <bit>
 
 namespace hotkv {
@@ -42,6 +43,31 @@ LatencySummary LatencySum::summary() const {
     out.cumulative.emplace_back(LatencyHistogram::bucket_bound_usec(k), out.calls);
   }
   return out;
+}
+
+double LatencySum::percentile(double p) const {
+  uint64_t calls = 0;
+  for (uint64_t c : counts_) {
+    calls += c;
+  }
+  if (calls == 0) {
+    return 0;
+  }
+  double target = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(calls);
+  double below = 0;
+  for (size_t k = 0; k < LatencyHistogram::kBuckets; ++k) {
+    if (counts_[k] == 0) {
+      continue;
+    }
+    auto in_bucket = static_cast<double>(counts_[k]);
+    if (below + in_bucket >= target) {
+      double low = k == 0 ? 0.0 : static_cast<double>(LatencyHistogram::bucket_bound_usec(k - 1));
+      double high = static_cast<double>(LatencyHistogram::bucket_bound_usec(k));
+      return low + (high - low) * std::max(target - below, 0.0) / in_bucket;
+    }
+    below += in_bucket;
+  }
+  return static_cast<double>(LatencyHistogram::bucket_bound_usec(LatencyHistogram::kBuckets - 1));
 }
 
 }  // namespace hotkv

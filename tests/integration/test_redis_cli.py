@@ -9,15 +9,21 @@ Expectations were taken from redis-server 7.0 (`--kind redis`).
 Run: /usr/bin/python3 test_redis_cli.py --server build/hotkv --threads 4   (or --kind redis)
 """
 
+import fcntl
 import os
+import pty
+import select
 import shutil
+import struct
 import subprocess
 import sys
+import termios
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import case, encode_command, run_cases  # noqa: E402
+from server import RawClient, Server, case, encode_command, run_cases  # noqa: E402
 
 REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 
@@ -160,6 +166,91 @@ def password_flag(t, srv):
         assert "WRONGPASS" in so + se, (rc, so, se)
         so = out(sp, "--no-auth-warning", "-a", "pw", "-3", "--no-raw", "HELLO", "3")
         assert '"proto" => (integer) 3' in so, so
+
+
+def interactive_hint(port, typed, deadline_s=10.0):
+    """Starts redis-cli on a terminal, types `typed` and a space, and returns the grey hint it
+    shows after the cursor (from COMMAND DOCS, which it reads at start), or "" if none."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        # A terminal of 200 columns: with none set, the line editor wraps at every character.
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
+        os.environ["TERM"] = "xterm"
+        os.execv(REDIS_CLI, [REDIS_CLI, "-h", "127.0.0.1", "-p", str(port)])
+    screen = b""
+
+    def pump(seconds):
+        nonlocal screen
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            screen += chunk
+            if b"\x1b[6n" in chunk:  # the line editor asks where the cursor is
+                os.write(fd, b"\x1b[1;1R")
+
+    try:
+        end = time.monotonic() + deadline_s
+        while b"> " not in screen and time.monotonic() < end:
+            pump(0.1)
+        pump(0.3)
+        screen = b""
+        for ch in typed + " ":
+            os.write(fd, ch.encode())
+            pump(0.02)
+        grey = b"\x1b[0;90;49m"
+        while time.monotonic() < end:
+            pump(0.1)
+            tail = screen.rsplit(b"\x1b[0K", 1)[-1]
+            if grey in tail and b"\x1b[0m" in tail.split(grey, 1)[1]:
+                return tail.split(grey, 1)[1].split(b"\x1b[0m", 1)[0].decode()
+        return ""
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+@case
+def inline_hints_come_from_command_docs(t, srv):
+    """Interactive redis-cli shows each command's arguments as a hint, HotKV's own included."""
+    assert interactive_hint(srv.port, "SET").startswith("key value [NX|XX] [GET]")
+    assert interactive_hint(srv.port, "SORT").startswith("key [BY pattern] [LIMIT offset count]")
+    if t.is_hotkv:
+        assert interactive_hint(srv.port, "INV.RESERVE") == "key hold_id qty ttl_ms [OWNER id]"
+
+
+def doc_shape(args):
+    """COMMAND DOCS arguments without the names and texts: types, tokens, flags, nesting."""
+    out = []
+    for a in args:
+        f = dict(zip(a[::2], a[1::2]))
+        out.append((f["type"], f.get("token"), tuple(sorted(f.get("flags", []))),
+                    tuple(doc_shape(f.get("arguments", [])))))
+    return out
+
+
+def docs_of(port, name):
+    with RawClient(port) as c:
+        reply = c.call("COMMAND", "DOCS", name)
+    fields = dict(zip(reply[1][::2], reply[1][1::2]))
+    return fields
+
+
+@case
+def command_docs_have_redis_shapes(t, srv):
+    """COMMAND DOCS gives the argument trees redis-server 7.0 gives for the same commands
+    (types, tokens, flags and nesting; names, summaries and groups are HotKV's own)."""
+    with Server("redis") as ref:
+        for name in ("SET", "SORT", "GETEX", "ZADD", "LPOS", "ZINTERSTORE", "XTRIM"):
+            mine, theirs = docs_of(srv.port, name), docs_of(ref.port, name)
+            assert doc_shape(mine["arguments"]) == doc_shape(theirs["arguments"]), (
+                name, doc_shape(mine["arguments"]), doc_shape(theirs["arguments"]))
 
 
 if __name__ == "__main__":

@@ -46,6 +46,12 @@ inline constexpr const char* kInvalidCommand = "ERR Invalid command specified";
 inline constexpr const char* kInvalidCommandArgs =
     "ERR Invalid number of arguments specified for command";
 inline constexpr const char* kNoKeyArguments = "ERR The command has no key arguments";
+inline constexpr const char* kInvalidGetkeysArgs = "ERR Invalid arguments specified for command";
+// MODULE LOAD/LOADEX/UNLOAD: Redis 7's reply while enable-module-command is "no".
+inline constexpr const char* kModuleCommandNotAllowed =
+    "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", "
+    "you can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
 inline constexpr const char* kClusterDisabled = "ERR This instance has cluster support disabled";
 inline constexpr const char* kNoShutdown = "ERR No shutdown in progress.";
 inline constexpr const char* kNotInMulti = "ERR Command not allowed inside a transaction";

@@ -6,11 +6,14 @@ namespace hotkv {
 class Table;
 
 void register_server(Table& t);   // server administration: INFO, CONFIG, COMMAND, ...
+void register_command(Table& t);  // COMMAND: the command table's own description
 void register_latency(Table& t);  // LATENCY: the latency monitor and command histograms
 void register_slowlog(Table& t);  // SLOWLOG: the slow log
 void register_monitor(Table& t);  // MONITOR
 void register_strings(Table& t);  // strings and counters
 void register_keys(Table& t);     // generic key commands
+void register_memory(Table& t);   // MEMORY: one key's usage and the server's memory figures
+void register_modules(Table& t);  // MODULE: none can be loaded
 void register_databases(Table& t);  // DBSIZE, FLUSHDB, FLUSHALL, SWAPDB, MOVE
 void register_expire(Table& t);   // TTLs
 void register_persistence(Table& t);  // BGREWRITEAOF, SAVE, BGSAVE, LASTSAVE

@@ -3,6 +3,7 @@
 // Connections are accepted on worker 0 and handed round-robin to the workers.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -58,6 +59,7 @@ class Server {
   asio::awaitable<void> switch_appendonly(bool on);
   void start_cron(size_t i);
   void on_cron(size_t i);
+  void sample_rates(int64_t now);
   // Worker 0's cron: cuts off replicas silent for longer than repl-timeout.
   void drop_silent_replicas();
   // protected-mode: answers -DENIED and closes a client from outside the loopback interface
@@ -89,6 +91,15 @@ class Server {
   uint64_t released_since_trim_ = 0;
   int64_t last_trim_ms_ = 0;
   int64_t last_ops_ms_ = 0;
+  // instantaneous_input_kbps/output_kbps: the last 16 samples' network rates, averaged as
+  // Redis does (1.6 s at one sample per 100 ms).
+  static constexpr size_t kRateSamples = 16;
+  std::array<double, kRateSamples> input_kbps_samples_{};
+  std::array<double, kRateSamples> output_kbps_samples_{};
+  size_t rate_sample_ = 0;
+  uint64_t last_net_in_ = 0;
+  uint64_t last_net_out_ = 0;
+  uint64_t peak_ticks_ = 0;
 };
 
 }  // namespace hotkv

@@ -59,6 +59,13 @@ struct ServerStats {
   std::atomic<uint64_t> sync_partial_ok{0};
   std::atomic<uint64_t> sync_partial_err{0};
   std::atomic<int64_t> ops_per_sec{0};
+  // Network throughput over the last 1.6 s, sampled with ops_per_sec (INFO stats).
+  std::atomic<double> input_kbps{0};
+  std::atomic<double> output_kbps{0};
+  // The most memory in use seen (sampled once a second and at every INFO/MEMORY reading), and
+  // what was in use once the server was set up, before any data.
+  std::atomic<uint64_t> used_memory_peak{0};
+  std::atomic<uint64_t> used_memory_startup{0};
   std::atomic<int64_t> lastsave_unix{0};
   // The sum of the shards' key_changes() when the last SAVE/BGSAVE took its snapshot.
   std::atomic<uint64_t> key_changes_at_save{0};

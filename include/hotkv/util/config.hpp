@@ -39,6 +39,9 @@ class Config {
   // 0: every command); the log keeps the newest slowlog-max-len (util/slow_log.hpp).
   std::atomic<int64_t> slowlog_log_slower_than{10000};
   std::atomic<int64_t> slowlog_max_len{128};
+  // latency-tracking: whether each call is added to its command's latency histogram (LATENCY
+  // HISTOGRAM, INFO latencystats).
+  std::atomic<bool> latency_tracking{true};
   std::atomic<int64_t> tcp_keepalive{300};
   std::atomic<int64_t> maxmemory{0};
   // Accepted and reported as Redis's (eviction and client eviction read them when they come):
@@ -127,6 +130,8 @@ class Config {
   std::string config_file() const;
   // Any setting's current value as text (empty if unknown).
   std::string get_string(std::string_view name) const;
+  // latency-tracking-info-percentiles: the percentiles INFO latencystats reports.
+  std::vector<double> latency_percentiles() const;
   void set_config_file(std::string path);
   // CONFIG REWRITE: the config file gets every setting's current value. Its comments, order
   // and unknown lines stay; a setting it names is updated in place (a repeated one keeps its
@@ -207,6 +212,8 @@ class Config {
   std::string save_;
   std::string appendonly_ = "no";
   std::string maxmemory_policy_ = "noeviction";
+  std::string latency_tracking_ = "yes";
+  std::vector<double> latency_percentiles_{50, 99, 99.9};
   std::string appendfsync_ = "everysec";
   std::string dir_ = ".";
   std::string dbfilename_ = "dump.rdb";

@@ -46,6 +46,10 @@ class LatencySum {
  public:
   void add(const LatencyHistogram& h);
   LatencySummary summary() const;
+  // The latency (us) under which `p` percent of the calls finished, for INFO latencystats:
+  // the calls of a bucket are taken as spread evenly over it, so the figure is an estimate
+  // inside the bucket's factor-of-two range. 0 without calls.
+  double percentile(double p) const;
 
  private:
   std::array<uint64_t, LatencyHistogram::kBuckets> counts_{};

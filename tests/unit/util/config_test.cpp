@@ -137,3 +137,22 @@ TEST_CASE("A config file that cannot be read or parsed names the place", "[confi
   Config c;
   REQUIRE(c.load_file("/nonexistent/hotkv.conf").code() == hotkv::StatusCode::kNotFound);
 }
+
+TEST_CASE("latency-tracking and its INFO percentiles", "[config][latency]") {
+  Config c;
+  CHECK(c.latency_tracking.load());
+  CHECK(c.get_string("latency-tracking-info-percentiles") == "50 99 99.9");
+  REQUIRE(c.set("latency-tracking", "no", false).is_ok());
+  CHECK_FALSE(c.latency_tracking.load());
+  CHECK_FALSE(c.set("latency-tracking", "maybe", false).is_ok());
+  REQUIRE(c.set("latency-tracking-info-percentiles", " 90  99.99 ", false).is_ok());
+  CHECK(c.latency_percentiles() == std::vector<double>{90, 99.99});
+  CHECK(c.get_string("latency-tracking-info-percentiles") == "90 99.99");
+  CHECK(c.set("latency-tracking-info-percentiles", "abc", false).message() ==
+        "Invalid latency-tracking-info-percentiles parameters");
+  CHECK(c.set("latency-tracking-info-percentiles", "101", false).message() ==
+        "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+  CHECK(c.latency_percentiles() == std::vector<double>{90, 99.99});
+  REQUIRE(c.set("latency-tracking-info-percentiles", "", false).is_ok());
+  CHECK(c.latency_percentiles().empty());
+}

@@ -45,3 +45,24 @@ TEST_CASE("A latency summary is cumulative and skips empty buckets", "[latency]"
     CHECK(only_a.summary().cumulative.empty());
   }
 }
+
+TEST_CASE("Latency percentiles interpolate inside the bucket that holds them", "[latency]") {
+  LatencySum empty;
+  CHECK(empty.percentile(50) == 0);
+  LatencyHistogram h;
+  for (int i = 0; i < 100; ++i) {
+    h.record(3);  // bucket (2, 4]
+  }
+  LatencySum one;
+  one.add(h);
+  CHECK(one.percentile(50) == Approx(3.0));
+  CHECK(one.percentile(100) == Approx(4.0));
+  CHECK(one.percentile(0) == Approx(2.0));
+  h.record(1000);  // bucket (512, 1024]: only the top percentile reaches it
+  LatencySum two;
+  two.add(h);
+  CHECK(two.percentile(99) < 4.0);
+  CHECK(two.percentile(99.9) > 512.0);
+  CHECK(two.percentile(99.9) <= 1024.0);
+  CHECK(two.percentile(250) == two.percentile(100));
+}

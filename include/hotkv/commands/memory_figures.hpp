@@ -1,0 +1,46 @@
+// The memory figures INFO memory and MEMORY STATS/DOCTOR report, read in one place so the
+// two agree. Measured: used (the allocator's bytes in use, util/memory.hpp), rss
+// (/proc/self/statm), the allocator's heap (glibc's mallinfo2: bytes obtained from the
+// system), total system memory, the script cache. Estimated: overhead (what the server held
+// at start-up plus the script cache and the replication backlog) and so dataset (used minus
+// overhead); glibc has no "resident" figure of its own, so the allocator's resident bytes are
+// the process's RSS.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hotkv {
+
+class Engine;
+struct ServerStats;
+
+struct MemoryFigures {
+  uint64_t used = 0;
+  uint64_t peak = 0;
+  uint64_t startup = 0;
+  uint64_t rss = 0;
+  uint64_t allocator_allocated = 0;  // in use, heap and mmapped blocks
+  uint64_t allocator_active = 0;     // obtained from the system, heap and mmapped blocks
+  uint64_t allocator_resident = 0;   // = rss (see above)
+  uint64_t total_system = 0;
+  uint64_t scripts = 0;              // the script cache's bodies
+  uint64_t replication_backlog = 0;  // the bytes the backlog holds
+  uint64_t overhead = 0;
+  uint64_t dataset = 0;
+  uint64_t keys = 0;
+};
+
+// Any thread. Also raises the recorded peak to the current figure.
+MemoryFigures memory_figures(Engine& engine);
+
+// Raises stats.used_memory_peak to `used` if higher; returns the peak.
+uint64_t note_used_memory(ServerStats& stats, uint64_t used);
+
+// "1.09M", "200B": INFO's *_human fields.
+std::string human_bytes(uint64_t n);
+
+// The process's resident set (bytes).
+uint64_t rss_bytes();
+
+}  // namespace hotkv
