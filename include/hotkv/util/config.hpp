@@ -35,7 +35,14 @@ class Config {
   // many milliseconds; 0 turns it off (util/latency_monitor.hpp).
   std::atomic<int64_t> latency_monitor_threshold{0};
   std::atomic<int64_t> tcp_keepalive{300};
+  // Memory limit in bytes (0: none) and what happens past it (docs/operations.md, "Memory"):
+  // maxmemory_policy mirrors the maxmemory-policy text as an EvictionPolicy value for the data
+  // path; maxmemory-samples keys are sampled per eviction pick, and maxmemory-eviction-tenacity
+  // bounds how long one command may spend evicting.
   std::atomic<int64_t> maxmemory{0};
+  std::atomic<int> maxmemory_policy{7};  // EvictionPolicy::kNoEviction
+  std::atomic<int64_t> maxmemory_samples{5};
+  std::atomic<int64_t> maxmemory_eviction_tenacity{10};
   std::atomic<int64_t> auto_aof_rewrite_percentage{100};
   std::atomic<int64_t> auto_aof_rewrite_min_size{64LL * 1024 * 1024};
   std::atomic<int64_t> proto_max_bulk_len{512LL * 1024 * 1024};
