@@ -412,8 +412,10 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   }
 
   if (lua_istable(L, -1)) {
-    // An error the script raised or returned that its command already counted.
-    lua_getfield(L, -1, kErrorCountedField);
+    // An error the script raised or returned that its command already counted. A raw get:
+    // the table may be anything the script returns (_G, one with a metatable that raises).
+    lua_pushstring(L, kErrorCountedField);
+    lua_rawget(L, -2);
     if (lua_toboolean(L, -1)) {
       mark_error_reply_counted();
     }

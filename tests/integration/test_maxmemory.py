@@ -238,7 +238,7 @@ def volatile_ttl_evicts_the_nearest_deadlines(t, srv):
             len(gone), sum(gone) / max(1, len(gone)), len(kept), sum(kept) / max(1, len(kept))))
         assert len(gone) > 300 and kept, (len(gone), len(kept))
         # Sampling is approximate (as Redis's): the evicted keys are mostly the early ones.
-        assert sum(gone) / len(gone) < sum(kept) / len(kept) - 300
+        assert sum(gone) / len(gone) < sum(kept) / len(kept) - 100
         assert count_existing(r, "keep:", 500) == 500
     finally:
         reset(r)
