@@ -85,6 +85,10 @@
 #   --replica-kind K     redis (default): the replicas are redis-server for every master;
 #                        own: a hotkv master gets hotkv replicas (--threads 1, same binary), so
 #                        that effects Redis has no command for (INV.*) are applied, not refused
+#   --server-args 'ARGS' settings for every server under test, hotkv and redis-server alike
+#                        (both take `--name value` on their command line), e.g.
+#                        '--maxmemory 8mb --maxmemory-policy allkeys-lru' to measure with
+#                        eviction running
 #   --no-pin             do not use taskset
 # Example: scripts/bench.sh --threads 1,default --repeats 3
 #          scripts/bench.sh --cases xadd,xadd-p16,xreadgroup,publish --repeats 3
@@ -107,6 +111,7 @@ pin=1
 aof=""
 replicas=0
 replica_kind=redis
+server_args=""
 keyspace=100000        # -r: keys spread over every slot, hence every shard
 pipe_requests=1000000  # the pipe case's SETs
 run_timeout=600        # seconds; redis-benchmark waits forever on a dead server
@@ -166,6 +171,7 @@ while (($#)); do
     --replicas) replicas=$2; shift 2 ;;
     --replica-kind) replica_kind=$2; shift 2 ;;
     --aof) aof=$2; shift 2 ;;
+    --server-args) server_args=$2; shift 2 ;;
     -h | --help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
   esac
@@ -216,6 +222,13 @@ if [[ -n $aof ]]; then
     mkdir -p "$aof_root/${hotkv_names[i]}"
     hotkv_cmds[i]+=" --appendonly yes --appendfsync $aof --dir $aof_root/${hotkv_names[i]}"
     hotkv_labels[i]+=" (appendonly yes, appendfsync $aof)"
+  done
+fi
+if [[ -n $server_args ]]; then
+  redis_cmd+=" $server_args"
+  for i in "${!hotkv_names[@]}"; do
+    hotkv_cmds[i]+=" $server_args"
+    hotkv_labels[i]+=" ($server_args)"
   done
 fi
 

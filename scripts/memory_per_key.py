@@ -5,7 +5,8 @@ Each server starts on a free loopback port with persistence off, gets N keys "ke
 8-byte string value by pipelined SET, and is measured from /proc/PID/status: VmRSS after the load
 minus VmRSS before it, divided by N. The servers take turns (hotkv 1 thread, hotkv default,
 redis-server) for --rounds rounds, so a drift of the machine shows up as a spread between rounds
-instead of favouring one server.
+instead of favouring one server. Beside RSS each line shows what INFO used_memory grew by per
+item, which should be close to it (docs/operations.md, "Memory").
 
 --shape hash puts N fields "field:%07d" with 8-byte values into one hash, --shape set N members
 "member:%07d" into one set (both well past the listpack/intset limits: hashtables), and reports
@@ -101,6 +102,21 @@ def load(sock, keys, shape):
         read_replies(sock, start, n, reply)
 
 
+def used_memory(sock):
+    """INFO memory's used_memory."""
+    sock.sendall(resp(b"INFO", b"memory"))
+    data = b""
+    while True:
+        data += sock.recv(65536)
+        head, _, rest = data.partition(b"\r\n")
+        if head.startswith(b"$") and len(rest) >= int(head[1:]) + 2:
+            break
+    for line in rest.split(b"\r\n"):
+        if line.startswith(b"used_memory:"):
+            return int(line.split(b":")[1])
+    raise RuntimeError("no used_memory in INFO")
+
+
 def count_items(sock, shape):
     sock.sendall(SHAPES[shape][2])
     reply = sock.recv(64)
@@ -118,16 +134,18 @@ def measure(name, cmd, port, keys, shape, config):
                 raise RuntimeError("%s refused CONFIG SET %s" % (name, key.decode()))
         time.sleep(0.2)
         before = rss_kib(proc.pid)
+        used_before = used_memory(sock)
         load(sock, keys, shape)
         time.sleep(0.5)  # let the shards finish and allocator caches settle
         after = rss_kib(proc.pid)
+        used_after = used_memory(sock)
         n = count_items(sock, shape)
         sock.close()
         if n != keys:
             raise RuntimeError("%s holds %d items, expected %d" % (name, n, keys))
         per_key = (after - before) * 1024.0 / keys
-        print("%-22s rss before %8d KiB  after %8d KiB  %6.1f B/item" %
-              (name, before, after, per_key), flush=True)
+        print("%-22s rss before %8d KiB  after %8d KiB  %6.1f B/item  used_memory %6.1f B/item" %
+              (name, before, after, per_key, (used_after - used_before) / keys), flush=True)
         return per_key
     finally:
         proc.terminate()

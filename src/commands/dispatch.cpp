@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <utility>
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
@@ -330,6 +331,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
 
 namespace {
 thread_local int64_t frozen_now_ms = -1;
+thread_local bool error_reply_counted = false;
 
 // Client-side caching of script reads: Redis remembers the script's declared keys (not the
 // keys its commands name) once one of its commands is read-only, and never the keys of the
@@ -374,6 +376,8 @@ void track_reads(const CommandSpec& spec, std::span<const std::string_view> argv
 }
 
 }  // namespace
+
+void mark_error_reply_counted() { error_reply_counted = true; }
 
 FrozenClock::FrozenClock(int64_t now_ms) : saved_(frozen_now_ms) { frozen_now_ms = now_ms; }
 FrozenClock::~FrozenClock() { frozen_now_ms = saved_; }
@@ -423,6 +427,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   if (is_script_call(spec)) {
     running_script = &script;
   }
+  error_reply_counted = false;
   spec.handler(ctx);
   running_script = outer_script;
   track_reads(spec, argv, engine, shard, multi_shard);
@@ -455,9 +460,10 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   // nor when a woken re-run still finds nothing (the client waits on).
   bool blocked = block != nullptr && block->requested;
   bool still_waiting = woken && buf.size() == before;
+  const bool counted = std::exchange(error_reply_counted, false);
   if (!blocked && !still_waiting) {
     count_command(spec, argv, engine, shard, elapsed,
-                  failed ? std::string_view(buf).substr(before) : std::string_view());
+                  failed ? std::string_view(buf).substr(before) : std::string_view(), !counted);
   }
   // Keys a command changed woke their blocked readers through notify(); a whole-keyspace
   // write (FLUSHALL, SWAPDB) wakes every blocked reader of the keyspaces it replaced.
@@ -476,6 +482,7 @@ CommandTotals command_totals(Engine& engine, size_t slot) {
     t.calls += st.calls.load(std::memory_order_relaxed);
     t.usec += st.usec.load(std::memory_order_relaxed);
     t.failed += st.failed.load(std::memory_order_relaxed);
+    t.rejected += st.rejected.load(std::memory_order_relaxed);
     t.latency.add(st.latency);
   }
   return t;
@@ -513,7 +520,7 @@ void log_slow_command(const CommandSpec& spec, std::span<const std::string_view>
 }  // namespace
 
 void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
-                   Shard& shard, int64_t usec, std::string_view error) {
+                   Shard& shard, int64_t usec, std::string_view error, bool count_error) {
   bool failed = !error.empty();
   if (engine.slowlog().wanted(usec)) {
     log_slow_command(spec, argv, engine, shard, usec);
@@ -534,8 +541,16 @@ void count_command(const CommandSpec& spec, std::span<const std::string_view> ar
   KeyspaceStats::bump(shard.commands_processed());
   if (failed) {
     KeyspaceStats::bump(stat.failed);
-    count_error_reply(engine, error);
+    if (count_error) {
+      count_error_reply(engine, error);
+    }
   }
+}
+
+void count_rejected_call(const CommandSpec& spec, std::span<const std::string_view> argv,
+                         Engine& engine, Shard& shard, std::string_view error) {
+  KeyspaceStats::bump(shard.command_stat(engine.table().stat_slot(spec, argv)).rejected);
+  count_error_reply(engine, error);
 }
 
 void count_error_reply(Engine& engine, std::string_view error) {

@@ -11,6 +11,7 @@
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/script_helpers.hpp"
@@ -19,6 +20,7 @@
 #include "hotkv/persist/rdb_format.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/eviction.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/numbers.hpp"
@@ -52,6 +54,10 @@ void run_fcall(CommandContext& ctx, bool read_only) {
     // A function that may write is refused before it runs, as Redis 7 does.
     if (const char* refusal = replication_write_refusal(ctx.engine, false)) {
       ctx.error(refusal);
+      return;
+    }
+    if (!fn->allow_oom && ctx.engine.eviction().oom()) {
+      ctx.error(err::kOom);
       return;
     }
   }

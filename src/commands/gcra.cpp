@@ -85,6 +85,8 @@ bool apply_or_reply(CommandContext& ctx, const gcra::Limit& limit, int64_t cost,
     // the limiter is still in use (the TAT is after now, so the deadline is too).
     Value next = Value::from_int(d.new_tat_ns);
     next.set_expire_raw(gcra::ceil_millis(d.new_tat_ns));
+    // A limiter is never evicted: losing its state would hand a client a fresh burst.
+    next.set_pinned();
     db.put(key, std::move(next));
     ctx.log_put(key);
     ctx.notify(kNotifyString, kEvent, key);

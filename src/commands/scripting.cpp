@@ -12,6 +12,7 @@
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/script_helpers.hpp"
@@ -19,6 +20,7 @@
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/eviction.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/sha1.hpp"
 #include "hotkv/util/strings.hpp"
@@ -55,6 +57,10 @@ void run_script(CommandContext& ctx, bool by_sha, bool read_only) {
   if (script->has_shebang && !script->no_writes && !read_only) {
     if (const char* refusal = replication_write_refusal(ctx.engine, false)) {
       ctx.error(refusal);
+      return;
+    }
+    if (!script->allow_oom && ctx.engine.eviction().oom()) {
+      ctx.error(err::kOom);
       return;
     }
   }

@@ -25,6 +25,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/eviction.hpp"
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/util/clock.hpp"
@@ -78,15 +79,21 @@ void info_clients(CommandContext& ctx, std::string& out) {
 }
 
 void info_memory(CommandContext& ctx, std::string& out) {
+  // used_memory: the counting allocator's total (util/memory.hpp), what the data set, the
+  // clients' buffers and the interpreters hold in malloc chunks.
   uint64_t used = used_memory_bytes();
   uint64_t rss = rss_bytes();
+  auto max = static_cast<uint64_t>(ctx.engine.config().maxmemory.load());
   ScriptStore& scripts = ctx.engine.scripts();
   out += fmt::format(
       "# Memory\r\nused_memory:{}\r\nused_memory_human:{}\r\nused_memory_rss:{}\r\n"
       "used_memory_rss_human:{}\r\nused_memory_scripts:{}\r\nnumber_of_cached_scripts:{}\r\n"
-      "maxmemory:0\r\nmaxmemory_human:0B\r\n"
-      "maxmemory_policy:{}\r\nmem_fragmentation_ratio:{:.2f}\r\nmem_allocator:libc\r\n",
+      "maxmemory:{}\r\nmaxmemory_human:{}\r\n"
+      "maxmemory_policy:{}\r\nmem_fragmentation_ratio:{:.2f}\r\n"
+      // Nothing is kept outside used_memory from eviction's view.
+      "mem_not_counted_for_evict:0\r\nmem_allocator:libc\r\n",
       used, human_bytes(used), rss, human_bytes(rss), scripts.memory_bytes(), scripts.count(),
+      max, human_bytes(max),
       ctx.engine.config().get_string("maxmemory-policy"),
       used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used));
   info_memory_details(ctx, out);
@@ -172,7 +179,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "instantaneous_input_kbps:{:.2f}\r\ninstantaneous_output_kbps:{:.2f}\r\n"
       "rejected_connections:{}\r\nsync_full:{}\r\nsync_partial_ok:{}\r\nsync_partial_err:{}\r\n"
       "expired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
-      "evicted_keys:0\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
+      "evicted_keys:{}\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
       // No MIGRATE, so no cached sockets: 0 is the truth, and clients poll for it.
       "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\nmigrate_cached_sockets:0\r\n"
       "tracking_total_keys:{}\r\ntracking_total_items:{}\r\ntracking_total_prefixes:{}\r\n"
@@ -183,7 +190,8 @@ void info_stats(CommandContext& ctx, std::string& out) {
       ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
       ss.input_kbps.load(), ss.output_kbps.load(),
       ss.rejected_connections.load(), ss.sync_full.load(), ss.sync_partial_ok.load(),
-      ss.sync_partial_err.load(), expired, backlog, hits, misses,
+      ss.sync_partial_err.load(), expired, backlog, ctx.engine.eviction().evicted_keys(), hits,
+      misses,
       ctx.engine.pubsub().channels("").size(), ctx.engine.pubsub().numpat(),
       ctx.engine.persistence() != nullptr ? ctx.engine.persistence()->latest_fork_usec() : 0,
       ctx.engine.tracking().total_keys(), ctx.engine.tracking().total_items(),
@@ -215,13 +223,14 @@ void info_cpu(CommandContext&, std::string& out) {
 void info_commandstats(CommandContext& ctx, std::string& out) {
   out += "# Commandstats\r\n";
   auto line = [&out](const std::string& name, const CommandTotals& t) {
-    if (t.calls == 0) {
+    if (t.calls == 0 && t.rejected == 0) {
       return;
     }
     out += fmt::format(
-        "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls=0,failed_calls={}\r\n",
-        name, t.calls, t.usec, static_cast<double>(t.usec) / static_cast<double>(t.calls),
-        t.failed);
+        "cmdstat_{}:calls={},usec={},usec_per_call={:.2f},rejected_calls={},failed_calls={}\r\n",
+        name, t.calls, t.usec,
+        t.calls == 0 ? 0.0 : static_cast<double>(t.usec) / static_cast<double>(t.calls),
+        t.rejected, t.failed);
   };
   const Table& table = ctx.engine.table();
   for (const auto& spec : table.all()) {
@@ -378,6 +387,8 @@ void cmd_config(CommandContext& ctx) {
     ctx.engine.tracking().enforce_limit();
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "RESETSTAT") && ctx.argc() == 2) {
+    ctx.engine.eviction().reset_stats();
+    reset_used_memory_peak();
     for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
       Shard& s = ctx.engine.shard(i);
       for (uint32_t db = 0; db < s.db_count(); ++db) {

@@ -12,6 +12,7 @@
 
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -658,6 +659,16 @@ asio::awaitable<bool> Connection::process_input() {
     ReplyWriter check_writer(rejected, session_.resp);
     const CommandSpec* spec =
         check_command(engine_.table(), args_, session_, engine_, check_writer);
+    // maxmemory: one relaxed load when there is no limit.
+    if (spec != nullptr && engine_.config().maxmemory.load(std::memory_order_relaxed) != 0 &&
+        !co_await memory_allows(*spec)) {
+      // Refused like the checks above (the error is counted below); the command's
+      // rejected_calls here.
+      KeyspaceStats::bump(
+          engine_.shard(shard_).command_stat(engine_.table().stat_slot(*spec, args_)).rejected);
+      check_writer.error(err::kOom);
+      spec = nullptr;
+    }
     if (spec == nullptr) {
       co_await flush_window();
       if (session_.multi.active && strcasecmp_view(args_[0], "EXEC")) {

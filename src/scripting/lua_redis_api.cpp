@@ -21,11 +21,13 @@ extern "C" {
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
+#include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/redaction.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/eviction.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/sha1.hpp"
 
@@ -40,6 +42,14 @@ void push_error_table(lua_State* L, std::string_view text) {
   lua_newtable(L);
   lua_pushlstring(L, text.data(), text.size());
   lua_setfield(L, -2, "err");
+}
+
+// An error table whose error the server has already counted (INFO errorstats): the command's
+// own error reply, or its refusal. If the script raises it or returns it, the script's reply
+// is not counted a second time, as Redis marks such tables.
+void mark_error_counted(lua_State* L) {
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, kErrorCountedField);
 }
 
 // --- RESP to Lua ------------------------------------------------------------------------
@@ -268,16 +278,30 @@ int run_command(lua_State* L, LuaVm& vm) {
     push_error_table(L, err::call_with_block(argv[0]));
     return 1;
   }
-  if ((spec->flags & kWrite) != 0 && call->read_only) {
-    push_error_table(L, err::kCallWriteReadOnly);
+  // Refusals for the server's state or the script's flags count as the command's rejected
+  // call and as an error reply, once: the script's own error reply, if it ends on it, is not
+  // counted again (mark_error_counted).
+  auto reject = [&](const char* text) {
+    count_rejected_call(*spec, argv, ctx.engine, ctx.shard, text);
+    push_error_table(L, text);
+    mark_error_counted(L);
     return 1;
+  };
+  if ((spec->flags & kWrite) != 0 && call->read_only) {
+    return reject(err::kCallWriteReadOnly);
   }
   if ((spec->flags & kWrite) != 0) {
     // A script without flags finds out at its first write, as in Redis.
     if (const char* refusal = replication_write_refusal(ctx.engine, false)) {
-      push_error_table(L, refusal);
-      return 1;
+      return reject(refusal);
     }
+  }
+  if ((spec->flags & kDenyOom) != 0 && call->oom_on_first_write && !call->wrote &&
+      ctx.engine.eviction().oom()) {
+    // Out of memory when the script started, and it has changed nothing yet: it can still be
+    // refused whole. After a write it must run to its end. (Scripts with flags were refused
+    // before they ran unless they declared allow-oom.)
+    return reject(err::kOom);
   }
   if (needs_every_shard(*spec, argv) && ctx.engine.shard_count() > 1) {
     // KEYS, SCAN, DBSIZE, SORT ... BY weight_*: from now on it runs with every shard
@@ -327,6 +351,9 @@ int run_command(lua_State* L, LuaVm& vm) {
   if (!reader.push(L, 0, is_error)) {
     push_error_table(L, err::kCallReplyUnreadable);
     return 1;
+  }
+  if (is_error) {
+    mark_error_counted(L);  // execute_command counted it
   }
   if (!is_error && (spec->flags & kWrite) != 0) {
     call->wrote = true;
@@ -497,8 +524,10 @@ bool read_flags(lua_State* L, int index, LibraryFunction& fn, const char*& error
     lua_pop(L, 1);
     if (flag != nullptr && std::strcmp(flag, "no-writes") == 0) {
       fn.no_writes = true;
+    } else if (flag != nullptr && std::strcmp(flag, "allow-oom") == 0) {
+      fn.allow_oom = true;
     } else if (flag == nullptr ||
-               (std::strcmp(flag, "allow-oom") != 0 && std::strcmp(flag, "allow-stale") != 0 &&
+               (std::strcmp(flag, "allow-stale") != 0 &&
                 std::strcmp(flag, "no-cluster") != 0 &&
                 std::strcmp(flag, "allow-cross-slot-keys") != 0)) {
       error = "unknown flag given";

@@ -298,6 +298,7 @@ void LuaVm::run(CommandContext& ctx, const std::shared_ptr<const Script>& script
   lua_pushstring(L, "ARGV");
   push_strings(L, args);
   lua_rawset(L, LUA_GLOBALSINDEX);
+  legacy_script_ = !script.has_shebang;
   invoke(ctx, 0, keys, read_only || script.no_writes, script.sha, "@user_script", script.source,
          key_mode);
 }
@@ -332,6 +333,7 @@ void LuaVm::call_function(CommandContext& ctx, const Library& lib, const Library
   // A function gets KEYS and ARGV as its two arguments, not as globals.
   push_strings(L, keys);
   push_strings(L, args);
+  legacy_script_ = false;
   invoke(ctx, 2, keys, read_only || fn.no_writes, fn.name, "@user_function", lib.source, key_mode);
 }
 
@@ -342,6 +344,7 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   Call call;
   call.ctx = &ctx;
   call.read_only = read_only;
+  call.oom_on_first_write = legacy_script_;
   call.chunk = chunk;
   call.label = &label;
   call.started_ms = mono_ms();
@@ -408,6 +411,16 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     }
   }
 
+  if (lua_istable(L, -1)) {
+    // An error the script raised or returned that its command already counted. A raw get:
+    // the table may be anything the script returns (_G, one with a metatable that raises).
+    lua_pushstring(L, kErrorCountedField);
+    lua_rawget(L, -2);
+    if (lua_toboolean(L, -1)) {
+      mark_error_reply_counted();
+    }
+    lua_pop(L, 1);
+  }
   if (status != 0) {
     std::string text;
     if (lua_istable(L, -1)) {

@@ -56,7 +56,9 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
       flags = comma == std::string_view::npos ? std::string_view() : flags.substr(comma + 1);
       if (f == "no-writes") {
         s->no_writes = true;
-      } else if (f != "allow-oom" && f != "allow-stale" && f != "no-cluster" &&
+      } else if (f == "allow-oom") {
+        s->allow_oom = true;
+      } else if (f != "allow-stale" && f != "no-cluster" &&
                  f != "allow-cross-slot-keys" && !f.empty()) {
         error = err::shebang_flag(f);
         return nullptr;

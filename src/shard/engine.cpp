@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "hotkv/shard/eviction.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/util/clock.hpp"
@@ -53,6 +54,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
       });
     }
   }
+  eviction_ = std::make_unique<Eviction>(*this);
 }
 
 void Engine::set_replication_feed_on(bool on) {

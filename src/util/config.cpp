@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "hotkv/util/access_clock.hpp"
+#include "hotkv/util/eviction_policy.hpp"
 #include "hotkv/util/file_io.hpp"
 #include "hotkv/util/glob.hpp"
 #include "hotkv/util/notify.hpp"
@@ -169,9 +170,8 @@ Config::Config() {
             },
             true});
   add_int("tcp-keepalive", tcp_keepalive, 0, INT32_MAX, false, true);
-  // Stored and reported; enforcement (denyoom writes refused) comes with memory accounting.
+  static_assert(static_cast<int>(EvictionPolicy::kNoEviction) == 7);  // maxmemory_policy{7}
   add_int("maxmemory", maxmemory, 0, INT64_MAX, true, true);
-  add_int("maxmemory-samples", maxmemory_samples, 1, 64, false, true);
   add("maxmemory-clients",
       Entry{[this] {
               int64_t v = maxmemory_clients.load(std::memory_order_relaxed);
@@ -203,13 +203,16 @@ Config::Config() {
   entries_.find("key-load-delay")->second.hidden = true;
   // The policy picks what each key's access clock counts: an LFU policy the access frequency
   // (OBJECT FREQ), any other the last access time (OBJECT IDLETIME); util/access_clock.hpp.
-  add_enum("maxmemory-policy", maxmemory_policy_,
-           {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
-            "allkeys-lfu", "allkeys-random", "noeviction"},
-           true, [](const std::string& v) {
+  // Its index in the list is the EvictionPolicy value (util/eviction_policy.hpp).
+  add_enum("maxmemory-policy", maxmemory_policy_, eviction_policy_names(), true,
+           [this](const std::string& v) {
              access_clock_settings().lfu.store(v.ends_with("-lfu"), std::memory_order_relaxed);
+             maxmemory_policy.store(static_cast<int>(parse_eviction_policy(v)),
+                                    std::memory_order_relaxed);
              return Status();
            });
+  add_int("maxmemory-samples", maxmemory_samples, 1, 64, false, true);
+  add_int("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, false, true);
   add_int("lfu-log-factor", access_clock_settings().lfu_log_factor, 0, INT32_MAX, false, true);
   add_int("lfu-decay-time", access_clock_settings().lfu_decay_time, 0, INT32_MAX, false, true);
   add_int("tracking-table-max-keys", tracking_table_max_keys, 0, INT64_MAX, false, true);

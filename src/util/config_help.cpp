@@ -85,15 +85,26 @@ constexpr SettingHelp kSettings[] = {
     {"masteruser", "", "user name a replica gives its master (with masterauth)", ""},
     {"maxclients", "",
      "further connections are refused with `-ERR max number of clients reached`", ""},
-    {"maxmemory", "", "the memory limit in bytes (0 = none); accepted and reported", ""},
+    {"maxmemory", "",
+     "the memory limit (`64mb`, `1gb`; 0 = none): over it, writes flagged denyoom get -OOM "
+     "unless the policy can evict (docs/operations.md, Memory)",
+     ""},
     {"maxmemory-clients", "",
      "accepted and reported (bytes, or a percentage of maxmemory such as 10%); changes nothing",
      ""},
-    {"maxmemory-policy", "",
-     "what an access clock counts: an LFU policy counts accesses (OBJECT FREQ), any other the "
-     "last access (OBJECT IDLETIME)",
+    {"maxmemory-eviction-tenacity", "",
+     "how long one command may spend evicting (0..100: 500 µs at 10, +15% a step, no limit at "
+     "100); the rest continues between commands",
      ""},
-    {"maxmemory-samples", "", "accepted and reported; changes nothing", ""},
+    {"maxmemory-policy", "",
+     "what goes over the limit: noeviction, allkeys-lru, volatile-lru, allkeys-lfu, "
+     "volatile-lfu, allkeys-random, volatile-random, volatile-ttl; inventory items, holds and "
+     "rate limiters are never evicted",
+     ""},
+    {"maxmemory-samples", "",
+     "keys sampled per database for each eviction pick (1..64; more is closer to true LRU/LFU, "
+     "and slower)",
+     ""},
     {"min-replicas-max-lag", "",
      "seconds within which a replica must have acknowledged to count for "
      "min-replicas-to-write",

@@ -70,7 +70,12 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
 // reply it got (its text, with or without '-'), empty when it succeeded. Runs on shard's
 // thread (or a coordinator while it is parked).
 void count_command(const CommandSpec& spec, std::span<const std::string_view> argv, Engine& engine,
-                   Shard& shard, int64_t usec, std::string_view error);
+                   Shard& shard, int64_t usec, std::string_view error, bool count_error = true);
+
+// Called by a script whose error reply repeats an error already counted (a redis.call that
+// failed or was refused): execute_command then counts the script's failed call but not its
+// error reply again, as Redis does. This thread's next execute_command takes it.
+void mark_error_reply_counted();
 
 // INFO errorstats and total_error_replies: one error reply with this text (with or without
 // the leading '-'), counted under its code. Every error a client is sent is counted once:
@@ -78,12 +83,18 @@ void count_command(const CommandSpec& spec, std::span<const std::string_view> ar
 // (refused commands, EXECABORT, protocol errors). Any thread.
 void count_error_reply(Engine& engine, std::string_view error);
 
+// A command refused before its handler ran because of the server's state (-OOM): its
+// rejected_calls and the error reply. Runs on `shard`'s thread.
+void count_rejected_call(const CommandSpec& spec, std::span<const std::string_view> argv,
+                         Engine& engine, Shard& shard, std::string_view error);
+
 // One statistics slot summed over the shards (INFO commandstats, LATENCY HISTOGRAM). Any
 // thread; relaxed reads, so a call finishing meanwhile may be missing.
 struct CommandTotals {
   uint64_t calls = 0;
   uint64_t usec = 0;
   uint64_t failed = 0;
+  uint64_t rejected = 0;
   LatencySum latency;
 };
 CommandTotals command_totals(Engine& engine, size_t slot);

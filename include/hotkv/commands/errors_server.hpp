@@ -79,6 +79,9 @@ inline constexpr const char* kReplicaofFromReplica =
     "ERR Command is not valid when client is a replica.";
 inline constexpr const char* kInvalidMasterPort = "ERR Invalid master port";
 inline constexpr const char* kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+// A denyoom command (or a script that may write and did not declare allow-oom) while used
+// memory is over maxmemory and nothing more can be evicted.
+inline constexpr const char* kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr const char* kReadOnlyReplica = "READONLY You can't write against a read only replica.";
 inline constexpr const char* kMasterDown =
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";

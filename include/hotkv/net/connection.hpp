@@ -102,6 +102,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // Executes every complete command in the input buffer. Returns false when the connection
   // must close after its replies are written (QUIT, protocol error, shutdown).
   asio::awaitable<bool> process_input();
+  // maxmemory, before each command while a limit is set (connection_memory.cpp): evicts what
+  // the policy allows, here first and then on the other shards, and answers whether `spec` may
+  // run (false: refuse it with -OOM).
+  asio::awaitable<bool> memory_allows(const CommandSpec& spec);
   // The pipeline window: keyed commands parsed while a command for another shard is pending
   // are put in their shard's batch (window_ remembers whose reply comes next) instead of
   // running one by one. flush_window sends every other shard its batch in one message, runs

@@ -124,6 +124,7 @@ class LuaVm {
     const struct CommandSpec* spec = nullptr;
   };
   std::array<CommandCacheEntry, 16> command_cache_;
+  bool legacy_script_ = false;  // the script invoke() is about to run has no shebang
 };
 
 // What a running script is doing (lua_redis_api.cpp reads and updates it).
@@ -134,6 +135,9 @@ struct LuaVm::Call {
   bool read_only = false;
   int resp = 2;                      // redis.setresp
   bool wrote = false;                // a write command succeeded: SCRIPT KILL refuses
+  // A script without flags: under maxmemory its first denyoom command gets -OOM if memory was
+  // out when it started (scripts with flags were judged before they ran).
+  bool oom_on_first_write = false;
   std::vector<size_t> allowed;       // shards whose keys may be touched (sorted): those held
   std::span<const std::string_view> keys;  // the declared KEYS
   bool undeclared = false;                 // touched a key not in KEYS, or needed every shard
@@ -143,6 +147,9 @@ struct LuaVm::Call {
   int error_line = -1;               // where the error that ended the script was raised
 
 };
+
+// The field of an error table that says its error was already counted (lua_redis_api.cpp).
+inline constexpr const char* kErrorCountedField = "ignore_error_stats_update";
 
 // Installs the `redis` table scripts and functions see into L (lua_redis_api.cpp).
 void open_redis_api(lua_State* L, LuaVm& vm);

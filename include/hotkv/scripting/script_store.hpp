@@ -32,6 +32,7 @@ struct Script {
   std::string source;  // what the interpreter compiles (the shebang line blanked, lines kept)
   bool has_shebang = false;
   bool no_writes = false;
+  bool allow_oom = false;  // may write while used memory is over maxmemory
   mutable KeyModeCell key_mode{KeyMode::kUnknown};
 };
 
@@ -44,6 +45,7 @@ struct LibraryFunction {
   std::string description;  // register_function{description = ...}; FUNCTION LIST shows it
   bool has_description = false;
   bool no_writes = false;
+  bool allow_oom = false;
   // Shared by the copies each shard's interpreter makes of the library.
   std::shared_ptr<KeyModeCell> key_mode = std::make_shared<KeyModeCell>(KeyMode::kUnknown);
 };

@@ -78,6 +78,7 @@ struct ServerStats {
 
 class ScriptStore;
 class RdbSaver;
+class Eviction;
 
 // Thrown by run_atomic when one of its shards is held by a script running past
 // busy-reply-threshold; the caller answers -BUSY (ScriptStore::busy_error()).
@@ -133,6 +134,8 @@ class Engine {
   void set_replication_feed_on(bool on);
   // Client-side caching (CLIENT TRACKING): told of every key change by notify_keyspace_event.
   Tracking& tracking() { return *tracking_; }
+  // maxmemory: the limit check and each shard's eviction (shard/eviction.hpp).
+  Eviction& eviction() { return *eviction_; }
   // Lua scripts known to the server, and each shard's interpreter.
   ScriptStore& scripts() { return *scripts_; }
   // shared_ptr: the shard layer does not know the type it destroys.
@@ -318,6 +321,7 @@ class Engine {
   Replication replication_;
   std::unique_ptr<ReplicationFeed> replication_feed_;
   std::unique_ptr<Tracking> tracking_;
+  std::unique_ptr<Eviction> eviction_;
   std::shared_ptr<ScriptStore> scripts_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;

@@ -33,11 +33,14 @@ struct CommandStat {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> usec{0};
   std::atomic<uint64_t> failed{0};
+  // Refused before it ran (INFO commandstats rejected_calls): -OOM so far.
+  std::atomic<uint64_t> rejected{0};
   LatencyHistogram latency;  // LATENCY HISTOGRAM
   void reset() {
     calls.store(0);
     usec.store(0);
     failed.store(0);
+    rejected.store(0);
     latency.reset();
   }
 };

@@ -279,6 +279,29 @@ class Dict {
     return chain;
   }
 
+  // Eviction's sampling (Redis's "some keys"): walks the chains of consecutive buckets from a
+  // random one, calling fn(std::string_view key, V&) -> bool for each entry, and stops once fn
+  // returned true `wanted` times or `max_buckets` buckets were walked. Consecutive buckets are
+  // one sequential read of the bucket array, which is why it is cheaper than `wanted` separate
+  // random_entry() draws; the start is random, so over many calls every key is seen alike.
+  // fn must not insert or erase.
+  template <class Rng, class F>
+  void sample(Rng& rng, size_t wanted, size_t max_buckets, F&& fn) {
+    if (size_ == 0 || wanted == 0) {
+      return;
+    }
+    size_t i = std::uniform_int_distribution<size_t>(0, bucket_count_ - 1)(rng);
+    size_t found = 0;
+    for (size_t walked = 0; walked < max_buckets && walked < bucket_count_; ++walked) {
+      for (Entry* e = head_of(buckets_[i]); e != nullptr; e = e->next) {
+        if (fn(e->key(), e->value) && ++found == wanted) {
+          return;
+        }
+      }
+      i = (i + 1) & mask();
+    }
+  }
+
   // Calls fn(std::string_view key, V&) (or fn(const std::string&, V&), as scan) for every
   // entry, in no particular order. fn must not insert or erase.
   template <class F>

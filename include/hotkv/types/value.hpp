@@ -118,6 +118,12 @@ class Value {
     flags_ |= kClockSet;
   }
 
+  // Exempt from eviction under every maxmemory-policy (docs/operations.md, "Memory"): rate
+  // limiter keys set it when they store their state. Inventory items are exempt by type.
+  // The flag lives in the value, so a SET over the key (a new value) clears it.
+  bool pinned() const { return (flags_ & kPinned) != 0 || type_ == ValueType::kInventory; }
+  void set_pinned() { flags_ |= kPinned; }
+
   // OBJECT ENCODING as Redis names it: "int", "embstr" (<= 44 bytes, never modified in place)
   // or "raw".
   const char* encoding_name() const;
@@ -127,6 +133,7 @@ class Value {
   enum class Rep : uint8_t { kInline, kInt, kText, kRaw, kObject };
   static constexpr uint8_t kHasExpiry = 1;
   static constexpr uint8_t kClockSet = 2;
+  static constexpr uint8_t kPinned = 4;
   static constexpr uint32_t kClockMask = (1u << 24) - 1;
   static constexpr size_t kInlineMax = 8;
 

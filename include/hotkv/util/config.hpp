@@ -43,11 +43,16 @@ class Config {
   // HISTOGRAM, INFO latencystats).
   std::atomic<bool> latency_tracking{true};
   std::atomic<int64_t> tcp_keepalive{300};
+  // Memory limit in bytes (0: none) and what happens past it (docs/operations.md, "Memory"):
+  // maxmemory_policy mirrors the maxmemory-policy text as an EvictionPolicy value for the data
+  // path; maxmemory-samples keys are sampled per eviction pick, and maxmemory-eviction-tenacity
+  // bounds how long one command may spend evicting.
   std::atomic<int64_t> maxmemory{0};
-  // Accepted and reported as Redis's (eviction and client eviction read them when they come):
-  // maxmemory-samples, and maxmemory-clients as bytes or, when maxmemory_clients_percent is
-  // set, as a percentage of maxmemory.
+  std::atomic<int> maxmemory_policy{7};  // EvictionPolicy::kNoEviction
   std::atomic<int64_t> maxmemory_samples{5};
+  std::atomic<int64_t> maxmemory_eviction_tenacity{10};
+  // Accepted and reported as Redis's (client eviction reads it when it comes): maxmemory-clients
+  // as bytes or, when maxmemory_clients_percent is set, as a percentage of maxmemory.
   std::atomic<int64_t> maxmemory_clients{0};
   std::atomic<bool> maxmemory_clients_percent{false};
   // Redis's testing delay per key loaded (µs), a hidden setting: CONFIG GET shows it only
