@@ -38,6 +38,9 @@ import redis  # noqa: E402
 from server import Server, case, hotkv_only, run_cases, wait_for  # noqa: E402
 
 OOM = "OOM command not allowed when used memory > 'maxmemory'."
+# Under the sanitizers (scripts/test.sh sets this) used_memory is their allocator's count,
+# while RSS also holds their shadow memory and quarantine: the two are not compared there.
+SANITIZED = os.environ.get("HOTKV_SANITIZED") == "1"
 
 
 def mem(r):
@@ -98,7 +101,9 @@ def used_memory_follows_the_data_set(t, srv):
     per_key_used = (after["used_memory"] - before["used_memory"]) / n
     per_key_rss = (rss1 - rss0) / n
     print("    used_memory +%.1f B/key, RSS +%.1f B/key" % (per_key_used, per_key_rss))
-    assert 0.65 * per_key_rss <= per_key_used <= 1.35 * per_key_rss, (per_key_used, per_key_rss)
+    if not SANITIZED:
+        assert 0.65 * per_key_rss <= per_key_used <= 1.35 * per_key_rss, (per_key_used,
+                                                                          per_key_rss)
     assert after["used_memory_peak"] >= after["used_memory"]
     r.flushall()
     time.sleep(0.3)

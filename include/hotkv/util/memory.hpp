@@ -31,7 +31,8 @@ void fold_thread_memory();
 uint64_t used_memory_peak_bytes();
 // MEMORY PURGE / CONFIG RESETSTAT-style reset of the peak to the current figure.
 void reset_used_memory_peak();
-// Whether the counting wrapper is in this binary (false under sanitizers).
+// Whether used_memory counts exactly what the program holds: the counting wrapper, or under a
+// sanitizer that allocator's own count.
 bool counting_allocator_active();
 
 }  // namespace hotkv
