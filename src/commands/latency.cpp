@@ -14,6 +14,7 @@
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/subcommands.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/strings.hpp"
 
@@ -157,11 +158,6 @@ void latency_help(CommandContext& ctx) {
 }
 
 // Each subcommand with its arity (as Redis 7 checks subcommands like commands of their own).
-struct Subcommand {
-  const char* name;  // upper case
-  int arity;
-  void (*run)(CommandContext&);
-};
 constexpr Subcommand kSubcommands[] = {
     {"LATEST", 2, latency_latest},
     {"HISTORY", 3, latency_history},
@@ -173,22 +169,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, latency_help},
 };
 
-void cmd_latency(CommandContext& ctx) {
-  std::string_view sub = ctx.arg(1);
-  for (const Subcommand& s : kSubcommands) {
-    if (!strcasecmp_view(sub, s.name)) {
-      continue;
-    }
-    auto argc = static_cast<int>(ctx.argc());
-    if (s.arity >= 0 ? argc != s.arity : argc < -s.arity) {
-      ctx.error(err::subcommand_arity("latency", sub));
-      return;
-    }
-    s.run(ctx);
-    return;
-  }
-  ctx.error(err::unknown_subcommand("LATENCY", sub));
-}
+void cmd_latency(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "LATENCY"); }
 
 }  // namespace
 

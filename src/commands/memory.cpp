@@ -16,6 +16,7 @@
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/memory_figures.hpp"
 #include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/subcommands.hpp"
 #include "hotkv/commands/table.hpp"
 
 namespace hotkv {
@@ -177,11 +178,6 @@ void memory_help(CommandContext& ctx) {
   }
 }
 
-struct Subcommand {
-  const char* name;  // upper case
-  int arity;
-  void (*run)(CommandContext&);
-};
 constexpr Subcommand kSubcommands[] = {
     {"USAGE", -3, memory_usage},
     {"STATS", 2, memory_stats},
@@ -195,22 +191,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, memory_help},
 };
 
-void cmd_memory(CommandContext& ctx) {
-  std::string_view sub = ctx.arg(1);
-  for (const Subcommand& s : kSubcommands) {
-    if (!strcasecmp_view(sub, s.name)) {
-      continue;
-    }
-    auto argc = static_cast<int>(ctx.argc());
-    if (s.arity >= 0 ? argc != s.arity : argc < -s.arity) {
-      ctx.error(err::subcommand_arity("memory", sub));
-      return;
-    }
-    s.run(ctx);
-    return;
-  }
-  ctx.error(err::unknown_subcommand("MEMORY", sub));
-}
+void cmd_memory(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "MEMORY"); }
 
 // MEMORY USAGE's key; the other subcommands have none.
 void memory_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {

@@ -6,6 +6,7 @@
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/subcommands.hpp"
 #include "hotkv/commands/table.hpp"
 
 namespace hotkv {
@@ -30,11 +31,6 @@ void module_help(CommandContext& ctx) {
   }
 }
 
-struct Subcommand {
-  const char* name;  // upper case
-  int arity;
-  void (*run)(CommandContext&);
-};
 constexpr Subcommand kSubcommands[] = {
     {"LIST", 2, [](CommandContext& ctx) { ctx.reply.array(0); }},
     {"LOAD", -3, [](CommandContext& ctx) { ctx.error(err::kModuleCommandNotAllowed); }},
@@ -43,22 +39,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, module_help},
 };
 
-void cmd_module(CommandContext& ctx) {
-  std::string_view sub = ctx.arg(1);
-  for (const Subcommand& s : kSubcommands) {
-    if (!strcasecmp_view(sub, s.name)) {
-      continue;
-    }
-    auto argc = static_cast<int>(ctx.argc());
-    if (s.arity >= 0 ? argc != s.arity : argc < -s.arity) {
-      ctx.error(err::subcommand_arity("module", sub));
-      return;
-    }
-    s.run(ctx);
-    return;
-  }
-  ctx.error(err::unknown_subcommand("MODULE", sub));
-}
+void cmd_module(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "MODULE"); }
 
 }  // namespace
 

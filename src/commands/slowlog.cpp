@@ -9,6 +9,7 @@
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/commands/subcommands.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/numbers.hpp"
 
@@ -70,11 +71,6 @@ void slowlog_help(CommandContext& ctx) {
 }
 
 // Each subcommand with its arity (Redis 7 checks subcommands like commands of their own).
-struct Subcommand {
-  const char* name;  // upper case
-  int arity;
-  void (*run)(CommandContext&);
-};
 constexpr Subcommand kSubcommands[] = {
     {"GET", -2, slowlog_get},
     {"LEN", 2,
@@ -89,22 +85,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, slowlog_help},
 };
 
-void cmd_slowlog(CommandContext& ctx) {
-  std::string_view sub = ctx.arg(1);
-  for (const Subcommand& s : kSubcommands) {
-    if (!strcasecmp_view(sub, s.name)) {
-      continue;
-    }
-    auto argc = static_cast<int>(ctx.argc());
-    if (s.arity >= 0 ? argc != s.arity : argc < -s.arity) {
-      ctx.error(err::subcommand_arity("slowlog", sub));
-      return;
-    }
-    s.run(ctx);
-    return;
-  }
-  ctx.error(err::unknown_subcommand("SLOWLOG", sub));
-}
+void cmd_slowlog(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "SLOWLOG"); }
 
 }  // namespace
 

@@ -287,9 +287,12 @@ asio::awaitable<void> Connection::run() {
     if (closing_ || shutting_down_) {
       break;
     }
-    if (in_.capacity() == 0 && !socket_.readable_now()) {
-      // No buffer yet (a new connection) or given back (parked): wait for the client's first
-      // bytes before allocating one, so a connection that never sends costs no buffer.
+    if (parked_ && !socket_.readable_now()) {
+      // Parked (park_if_idle): wait for the client's next bytes holding no buffer. A new
+      // connection reads at once instead: its first command must not pay an extra turn of
+      // the loop (a client that sends a blocking command and, on another connection, the
+      // write that serves it, counts on the order it sent them in); if it never sends, it is
+      // parked like any idle one.
       reading_ = true;
       auto [wait_ec] = co_await socket_.async_wait(asio::ip::tcp::socket::wait_read, kTuple);
       reading_ = false;
@@ -300,6 +303,7 @@ asio::awaitable<void> Connection::run() {
         break;
       }
     }
+    parked_ = false;
     in_.prepare();
     reading_ = true;
     auto [ec, n] = co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
@@ -308,6 +312,7 @@ asio::awaitable<void> Connection::run() {
       // Parked (park_if_idle): the loop's next turn waits for the client's next bytes
       // holding no buffer at all.
       park_requested_ = false;
+      parked_ = true;
       in_.release();
       ConnectionSet::count_released();
       continue;

@@ -247,6 +247,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   bool reading_ = false;
   bool reply_deferred_ = false;  // queued in set_ for the end-of-batch write
   bool park_requested_ = false;  // park_if_idle cancelled the read (see run())
+  bool parked_ = false;          // holding no input buffer until the client's next bytes
   // Client-side caching: whose command runs (taken per command), whether process_input is
   // running, and this client's own invalidations held until its replies are produced.
   TrackingCaller caller_;
