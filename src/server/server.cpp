@@ -93,6 +93,24 @@ Server::~Server() {
   }
 }
 
+namespace {
+// Opens, binds and listens: the start-up listener and the one CONFIG SET port moves to.
+void open_listener(asio::ip::tcp::acceptor& acc, const asio::ip::address& addr, int64_t port,
+                   std::error_code& ec) {
+  asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(port));
+  acc.open(ep.protocol(), ec);
+  if (!ec) {
+    acc.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  }
+  if (!ec) {
+    acc.bind(ep, ec);
+  }
+  if (!ec) {
+    acc.listen(511, ec);
+  }
+}
+}  // namespace
+
 std::string Server::listen() {
   asio::io_context& io = workers_[0]->io;
   std::error_code ec;
@@ -100,18 +118,8 @@ std::string Server::listen() {
   if (ec) {
     return "invalid bind address '" + config_.bind() + "'";
   }
-  asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(config_.port.load()));
   auto acc = std::make_unique<asio::ip::tcp::acceptor>(io);
-  acc->open(ep.protocol(), ec);
-  if (!ec) {
-    acc->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  }
-  if (!ec) {
-    acc->bind(ep, ec);
-  }
-  if (!ec) {
-    acc->listen(511, ec);
-  }
+  open_listener(*acc, addr, config_.port.load(), ec);
   if (ec) {
     return "cannot listen on " + config_.bind() + ":" + std::to_string(config_.port.load()) +
            ": " + ec.message();
@@ -451,18 +459,8 @@ int Server::run() {
     std::error_code ec;
     auto addr = asio::ip::make_address(config_.bind(), ec);
     auto acc = std::make_shared<asio::ip::tcp::acceptor>(workers_[0]->io);
-    asio::ip::tcp::endpoint ep(addr, static_cast<uint16_t>(port));
     if (!ec) {
-      acc->open(ep.protocol(), ec);
-    }
-    if (!ec) {
-      acc->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-    }
-    if (!ec) {
-      acc->bind(ep, ec);
-    }
-    if (!ec) {
-      acc->listen(511, ec);
+      open_listener(*acc, addr, port, ec);
     }
     if (ec) {
       refused_log().warn("CONFIG SET port {}: {}", port, ec.message());
