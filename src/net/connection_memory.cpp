@@ -28,20 +28,27 @@ asio::awaitable<bool> Connection::memory_allows(const CommandSpec& spec) {
   EvictOutcome outcome = EvictOutcome::kFailed;
   // The shards take turns (Eviction::next_turn): writes land on every shard, and each slice
   // should lose its own oldest keys, not the slice of the thread the writer happens to be on.
+  // Each turn is a quota of the deficit not yet asked of any shard.
   const size_t turn = ev.next_turn();
+  const uint64_t quota = ev.turn_quota();
   const bool tracking = engine_.tracking().clients() > 0;
-  if (turn != shard_ && policy != EvictionPolicy::kNoEviction && ev.may_have_candidates(turn)) {
+  if (policy != EvictionPolicy::kNoEviction && quota == 0 && !tracking) {
+    outcome = EvictOutcome::kRunning;  // the turns already asked free what is over
+  } else if (turn != shard_ && policy != EvictionPolicy::kNoEviction &&
+             ev.may_have_candidates(turn)) {
     if (tracking) {
       // Invalidations must reach their clients before this command's reply: wait for it.
       outcome = co_await engine_.call_on(turn, [&ev, turn] { return ev.evict_here(turn); });
     } else {
-      ev.request(turn);  // that shard evicts between its own clients' commands
+      ev.request(turn, quota);  // that shard evicts between its own clients' commands
       outcome = EvictOutcome::kRunning;
     }
   }
   if (outcome == EvictOutcome::kFailed) {
     const uint64_t evicted_before = ev.evicted_keys();
-    outcome = ev.evict_here(shard_);
+    // This shard's own turn takes the same quota as the others' (the fallback when the turn's
+    // shard has nothing evicts until under the limit).
+    outcome = ev.evict_here(shard_, turn == shard_ && !tracking ? quota : 0);
     if (tracking && ev.evicted_keys() != evicted_before) {
       // The invalidations of keys just evicted here were posted to the clients' threads, this
       // one included: let them through before this command's reply, as Redis sends them.

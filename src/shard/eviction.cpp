@@ -99,14 +99,28 @@ bool Eviction::over_limit() const {
   return max != 0 && used_memory_bytes() > max;
 }
 
-void Eviction::request(size_t s) {
-  if (shards_[s]->requested.exchange(true, std::memory_order_acq_rel)) {
-    return;
+void Eviction::request(size_t s, uint64_t quota) {
+  inflight_.fetch_add(quota, std::memory_order_acq_rel);
+  if (shards_[s]->requested_bytes.fetch_add(quota, std::memory_order_acq_rel) > 0) {
+    return;  // the evict_here already posted takes this quota too
   }
   asio::post(engine_.shard(s).io(), [this, s] {
-    shards_[s]->requested.store(false, std::memory_order_release);
-    evict_here(s);
+    const uint64_t quota = shards_[s]->requested_bytes.exchange(0, std::memory_order_acq_rel);
+    evict_here(s, quota);
+    inflight_.fetch_sub(quota, std::memory_order_acq_rel);
   });
+}
+
+uint64_t Eviction::turn_quota() const {
+  const uint64_t max = limit();
+  const uint64_t used = used_memory_bytes_here();
+  // What is over the limit and not yet asked of a shard: the turns asked and still queued
+  // will free their part (counting it again would evict it twice).
+  const uint64_t asked = inflight_.load(std::memory_order_acquire);
+  if (used <= max || used - max <= asked) {
+    return 0;
+  }
+  return (used - max - asked) / shards_.size() + 1;
 }
 
 bool Eviction::may_have_candidates(size_t s) const {
@@ -187,9 +201,21 @@ std::optional<EvictionCandidate> Eviction::next_candidate(Shard& shard, PerShard
   return std::nullopt;
 }
 
-void Eviction::evict_key(Shard& shard, PerShard& ps, const EvictionCandidate& c) {
-  if (!shard.keyspace(c.db).erase(c.key)) {
-    return;
+namespace {
+// A key's entry besides its name and value, as MEMORY USAGE counts it.
+constexpr uint64_t kEntryOverheadBytes = sizeof(void*) + sizeof(uint32_t);
+}  // namespace
+
+uint64_t Eviction::evict_key(Shard& shard, PerShard& ps, const EvictionCandidate& c) {
+  Keyspace& ks = shard.keyspace(c.db);
+  const Value* v = ks.dict().find(c.key);
+  if (v == nullptr) {
+    return 0;
+  }
+  // The value's own estimate and the key with its entry (MEMORY USAGE's measure).
+  const uint64_t bytes = v->memory_bytes() + c.key.size() + kEntryOverheadBytes;
+  if (!ks.erase(c.key)) {
+    return 0;
   }
   KeyspaceStats::bump(ps.evicted);
   // A deletion like any other for the log and the replicas (a replica does not evict by
@@ -202,11 +228,19 @@ void Eviction::evict_key(Shard& shard, PerShard& ps, const EvictionCandidate& c)
   // WATCH, client-side caching (the invalidation leaves before the reply of the command that
   // triggered the eviction) and keyspace notifications.
   engine_.notify_keyspace_event(c.db, kNotifyEvicted, "evicted", c.key);
+  return bytes;
 }
 
-EvictOutcome Eviction::evict_here(size_t s) {
+EvictOutcome Eviction::evict_here(size_t s, uint64_t quota) {
   const uint64_t max = limit();
-  if (max == 0 || used_memory_bytes_here() <= max) {
+  // A writer's turn (quota > 0) is taken even when another shard has just brought memory back
+  // under the limit, as long as it is not under by a whole round of turns: otherwise the shard
+  // that answers first (the writer's own) would give all the keys and lose its recently used
+  // ones while the others keep their oldest. A large quota left over from a deficit already
+  // made good elsewhere stops at that margin.
+  const uint64_t floor =
+      quota == 0 ? max : max - std::min<uint64_t>(max, quota * shards_.size());
+  if (max == 0 || used_memory_bytes_here() <= floor) {
     return EvictOutcome::kUnderLimit;
   }
   const auto policy = static_cast<EvictionPolicy>(
@@ -225,13 +259,16 @@ EvictOutcome Eviction::evict_here(size_t s) {
   const int64_t now_ms = engine_.now_ms();
   size_t evicted = 0;
   EvictOutcome outcome = EvictOutcome::kUnderLimit;
-  // This shard's share of the deficit: the shards take turns (Eviction::next_turn), and one
-  // turn must not take a large deficit from one slice alone.
+  // Without a quota (a command that must not wait for other shards' turns), this shard's
+  // share of the deficit: one call must not take a large deficit from one slice alone.
   const uint64_t start_used = used_memory_bytes_here();
-  const uint64_t share = (start_used - max) / shards_.size() + 1;
+  const uint64_t share = (start_used - std::min(start_used, max)) / shards_.size() + 1;
   bool share_done = false;
-  while (used_memory_bytes_here() > max) {
-    if (shards_.size() > 1 && start_used - std::min(start_used, used_memory_bytes_here()) >= share) {
+  uint64_t freed = 0;
+  while (quota > 0 ? freed < quota && used_memory_bytes_here() > floor
+                   : used_memory_bytes_here() > max) {
+    if (quota == 0 && shards_.size() > 1 &&
+        start_used - std::min(start_used, used_memory_bytes_here()) >= share) {
       share_done = true;
       outcome = EvictOutcome::kRunning;
       break;
@@ -242,7 +279,7 @@ EvictOutcome Eviction::evict_here(size_t s) {
       ps.exhausted_until_ms.store(mono_ms() + kExhaustedMs, std::memory_order_relaxed);
       break;
     }
-    evict_key(shard, ps, *c);
+    freed += evict_key(shard, ps, *c);
     ++evicted;
     if (budget >= 0 && evicted % kEvictionsPerClockCheck == 0 && mono_us() - start > budget) {
       outcome = EvictOutcome::kRunning;
@@ -253,6 +290,10 @@ EvictOutcome Eviction::evict_here(size_t s) {
     shard.log().end_record(0, 1);
     shard.log().flush_if_needed();
     fold_thread_memory();
+  }
+  if (quota > 0 && outcome == EvictOutcome::kUnderLimit && freed >= quota) {
+    share_done = true;  // the turn is taken; the next writer's turn asks again
+    outcome = used_memory_bytes_here() > max ? EvictOutcome::kRunning : outcome;
   }
   if (outcome == EvictOutcome::kRunning && !share_done && !ps.continuation_posted) {
     // Carry on between client turns, as Redis's eviction time proc does.

@@ -88,7 +88,10 @@ class Eviction {
   // deletion, announced as the "evicted" keyspace event (which also invalidates client-side
   // caches and WATCHes) and counted in INFO evicted_keys. When the budget ran out with the
   // process still over the limit, a continuation is posted to the shard's loop.
-  EvictOutcome evict_here(size_t s);
+  // quota > 0: a writer's turn (request(), or the writer's own shard): evicts about quota bytes
+  // of this shard's keys (by their own size estimates) whatever the others do meanwhile, so
+  // every shard gives the same share whichever thread answers first.
+  EvictOutcome evict_here(size_t s, uint64_t quota = 0);
 
   // The verdict of the last check before a command (Redis's pre-command OOM state): over the
   // limit with nothing left to evict. A script without flags that reaches its first write
@@ -109,26 +112,33 @@ class Eviction {
   // Which shard the next eviction should come from: the shards take turns, so that one busy
   // client cannot drain the slice of its own thread while the others keep their oldest keys.
   size_t next_turn() { return turn_.fetch_add(1, std::memory_order_relaxed) % shards_.size(); }
-  // Posts evict_here(s) to shard s's loop unless one is already pending there; any thread.
-  void request(size_t s);
+  // Adds quota bytes to what shard s is asked to evict and posts evict_here(s) to its loop
+  // unless one is already pending there, which then takes the sum; any thread.
+  void request(size_t s, uint64_t quota);
+  // A writer's share of the deficit now: what each shard should evict for one over-limit
+  // command (the shards take turns). 0 when the turns already asked cover the deficit.
+  uint64_t turn_quota() const;
 
   // INFO evicted_keys (any thread).
   uint64_t evicted_keys() const;
   void reset_stats();
 
  private:
+  std::atomic<uint64_t> inflight_{0};  // bytes asked by request() and not yet evicted
   struct PerShard {
     EvictionPool pool;
     std::mt19937_64 rng{std::random_device{}()};
     std::atomic<uint64_t> evicted{0};
     std::atomic<int64_t> exhausted_until_ms{0};  // monotonic ms
-    std::atomic<bool> requested{false};            // an evict_here posted by request()
+    // Bytes asked of this shard by request() and not yet taken by the posted evict_here.
+    std::atomic<uint64_t> requested_bytes{0};
     bool continuation_posted = false;
   };
   // Refills the pool from every database of the shard and returns its best live candidate.
   std::optional<EvictionCandidate> next_candidate(Shard& shard, PerShard& ps,
                                                   EvictionPolicy policy, int64_t now_ms);
-  void evict_key(Shard& shard, PerShard& ps, const EvictionCandidate& c);
+  // Evicts c; returns the bytes it held by the value's own estimate (0: it was gone).
+  uint64_t evict_key(Shard& shard, PerShard& ps, const EvictionCandidate& c);
 
   Engine& engine_;
   std::vector<std::unique_ptr<PerShard>> shards_;

@@ -203,3 +203,38 @@ TEST_CASE("used_memory follows allocations and frees", "[eviction][memory]") {
   REQUIRE(after < before + 64 * 1024);
   REQUIRE(used_memory_peak_bytes() >= before + 4096 * 1000 - kFoldBytes);
 }
+
+TEST_CASE("a writer's turn evicts its quota even once memory is back under the limit",
+          "[eviction]") {
+  // Shards answer turns at different moments; the one answering last must still give its
+  // share, or the first (the writer's own) gives every key (Connection::memory_allows).
+  TestServer s;
+  s.run({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"});
+  s.run({"CONFIG", "SET", "maxmemory-eviction-tenacity", "100"});
+  fill(s, 500);
+  Eviction& ev = s.engine().eviction();
+  const uint64_t used = used_memory_bytes_here();
+  s.config().maxmemory.store(static_cast<int64_t>(used - 10 * 1024));
+  // One shard: the whole deficit is this turn's quota; a second turn finds nothing asked.
+  const uint64_t quota = ev.turn_quota();
+  CHECK(quota > 10 * 1024);
+  CHECK(quota < 12 * 1024);
+  REQUIRE(ev.evict_here(0, quota) != EvictOutcome::kFailed);
+  const uint64_t after_first = ev.evicted_keys();
+  CHECK(after_first >= 10 * 1024 / 300);
+  CHECK(ev.turn_quota() == 0);
+  // Under the limit now, a quota asked earlier still takes about its bytes (200-byte values,
+  // each counted with its key), but a stale quota stops a whole round under the limit.
+  REQUIRE(ev.evict_here(0, 2048) == EvictOutcome::kUnderLimit);
+  const uint64_t second = ev.evicted_keys() - after_first;
+  CHECK(second >= 5);
+  CHECK(second <= 11);
+  // Without a quota nothing goes while under the limit.
+  REQUIRE(ev.evict_here(0) == EvictOutcome::kUnderLimit);
+  CHECK(ev.evicted_keys() - after_first == second);
+  for (int i = 0; i < 8; ++i) {
+    REQUIRE(s.run({"EXISTS", "hot:" + std::to_string(i)}) == hotkv::test::integer(1));
+  }
+  s.config().maxmemory.store(0);
+  s.run({"CONFIG", "SET", "maxmemory-eviction-tenacity", "10"});
+}
