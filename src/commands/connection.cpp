@@ -547,6 +547,8 @@ void cmd_client(CommandContext& ctx) {
       ctx.error(err::kSyntax);
       return;
     }
+    // Client eviction (maxmemory-clients) passes over this client; CLIENT LIST shows flag e.
+    ctx.engine.clients().set_no_evict(*s.info, strcasecmp_view(ctx.arg(2), "ON"));
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "REPLY") && ctx.argc() == 3) {
     if (strcasecmp_view(ctx.arg(2), "ON")) {

@@ -179,7 +179,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "instantaneous_input_kbps:{:.2f}\r\ninstantaneous_output_kbps:{:.2f}\r\n"
       "rejected_connections:{}\r\nsync_full:{}\r\nsync_partial_ok:{}\r\nsync_partial_err:{}\r\n"
       "expired_keys:{}\r\nexpired_keys_backlog:{}\r\n"
-      "evicted_keys:{}\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
+      "evicted_keys:{}\r\nevicted_clients:{}\r\nkeyspace_hits:{}\r\nkeyspace_misses:{}\r\npubsub_channels:{}\r\n"
       // No MIGRATE, so no cached sockets: 0 is the truth, and clients poll for it.
       "pubsub_patterns:{}\r\nlatest_fork_usec:{}\r\nmigrate_cached_sockets:0\r\n"
       "tracking_total_keys:{}\r\ntracking_total_items:{}\r\ntracking_total_prefixes:{}\r\n"
@@ -190,7 +190,8 @@ void info_stats(CommandContext& ctx, std::string& out) {
       ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
       ss.input_kbps.load(), ss.output_kbps.load(),
       ss.rejected_connections.load(), ss.sync_full.load(), ss.sync_partial_ok.load(),
-      ss.sync_partial_err.load(), expired, backlog, ctx.engine.eviction().evicted_keys(), hits,
+      ss.sync_partial_err.load(), expired, backlog, ctx.engine.eviction().evicted_keys(),
+      ctx.engine.clients().evicted_clients(), hits,
       misses,
       ctx.engine.pubsub().channels("").size(), ctx.engine.pubsub().numpat(),
       ctx.engine.persistence() != nullptr ? ctx.engine.persistence()->latest_fork_usec() : 0,
@@ -388,6 +389,7 @@ void cmd_config(CommandContext& ctx) {
     ctx.reply.ok();
   } else if (strcasecmp_view(sub, "RESETSTAT") && ctx.argc() == 2) {
     ctx.engine.eviction().reset_stats();
+    ctx.engine.clients().reset_evicted_clients();
     reset_used_memory_peak();
     for (size_t i = 0; i < ctx.engine.shard_count(); ++i) {
       Shard& s = ctx.engine.shard(i);

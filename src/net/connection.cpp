@@ -124,6 +124,12 @@ void Connection::park_if_idle(int64_t now_ms) {
   socket_.cancel(ec);
 }
 
+void Connection::note_large_buffer() {
+  if (uint64_t limit = engine_.config().client_memory_limit(); limit != 0) {
+    engine_.clients().evict_over(limit, unix_ms_coarse());
+  }
+}
+
 bool Connection::over_output_limit(int64_t now_ms) {
   if (closing_ || master_ || session_.replica.sync || !session_.channels.empty() ||
       !session_.patterns.empty()) {
@@ -329,6 +335,9 @@ asio::awaitable<void> Connection::run() {
     in_.commit(n);
     // CLIENT LIST's qbuf= while this input runs (what is left is stored once it has run).
     session_.info->query_buffer.store(in_.size(), std::memory_order_relaxed);
+    if (in_.size() >= kLargeBufferBytes) {
+      note_large_buffer();
+    }
     set_.note_read();
     // CONFIG SET proto-max-bulk-len applies to connections already open, as in Redis.
     int64_t bulk_limit = engine_.config().proto_max_bulk_len.load(std::memory_order_relaxed);
@@ -396,6 +405,9 @@ asio::awaitable<bool> Connection::write_output() {
   session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
   if (over_output_limit(unix_ms_coarse())) {
     co_return false;
+  }
+  if (out_.size() >= kLargeBufferBytes) {
+    note_large_buffer();
   }
   // A pub/sub message being written: our bytes go after it.
   while (push_sending_ && !closing_) {

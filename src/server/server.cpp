@@ -400,6 +400,11 @@ void Server::on_cron(size_t i) {
   w.connections.sweep(now);
   if (i == 0) {
     return_freed_memory(now);
+    // Client eviction (maxmemory-clients): slow readers' replies and slow senders' requests
+    // grow without a read or write of theirs to notice it.
+    if (uint64_t limit = config_.client_memory_limit(); limit != 0) {
+      engine_->clients().evict_over(limit, now);
+    }
   }
   // A failed log write (disk full) is retried here until the disk accepts again; meanwhile
   // writes are refused with -MISCONF and reads keep working.

@@ -45,6 +45,11 @@ std::string ClientRegistry::name(const ClientInfo& info) const {
   return info.name;
 }
 
+void ClientRegistry::set_no_evict(ClientInfo& info, bool on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  info.no_evict = on;
+}
+
 void ClientRegistry::set_lib(ClientInfo& info, const std::string* lib_name,
                              const std::string* lib_ver) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -122,13 +127,13 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 "
       "multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
-      "tot-mem=0 events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={} "
+      "tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={} "
       "thread={}",
       info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle, flags,
       info.db.load(std::memory_order_relaxed), info.channels.load(std::memory_order_relaxed),
       info.patterns.load(std::memory_order_relaxed), multi,
       info.query_buffer.load(std::memory_order_relaxed),
-      info.output_buffer.load(std::memory_order_relaxed), cmd_name, redir,
+      info.output_buffer.load(std::memory_order_relaxed), memory_of(info), cmd_name, redir,
       info.resp.load(std::memory_order_relaxed), lib_name, lib_ver,
       info.shard.load(std::memory_order_relaxed));
 }

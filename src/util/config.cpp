@@ -543,6 +543,18 @@ std::string Config::bind() const {
   std::lock_guard<std::mutex> lock(strings_mutex_);
   return bind_;
 }
+uint64_t Config::client_memory_limit() const {
+  const int64_t v = maxmemory_clients.load(std::memory_order_relaxed);
+  if (v <= 0) {
+    return 0;
+  }
+  if (!maxmemory_clients_percent.load(std::memory_order_relaxed)) {
+    return static_cast<uint64_t>(v);
+  }
+  const auto max = static_cast<uint64_t>(maxmemory.load(std::memory_order_relaxed));
+  return max / 100 * static_cast<uint64_t>(v) + max % 100 * static_cast<uint64_t>(v) / 100;
+}
+
 std::string Config::requirepass() const {
   std::lock_guard<std::mutex> lock(strings_mutex_);
   return requirepass_;

@@ -90,7 +90,8 @@ constexpr SettingHelp kSettings[] = {
      "unless the policy can evict (docs/operations.md, Memory)",
      ""},
     {"maxmemory-clients", "",
-     "accepted and reported (bytes, or a percentage of maxmemory such as 10%); changes nothing",
+     "what all clients together may hold in buffers (bytes, or a percentage of maxmemory such "
+     "as 10%; 0: no limit); past it the clients holding the most are disconnected",
      ""},
     {"maxmemory-eviction-tenacity", "",
      "how long one command may spend evicting (0..100: 500 µs at 10, +15% a step, no limit at "

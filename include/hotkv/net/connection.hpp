@@ -91,6 +91,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // master link) whose unsent replies pass the hard limit, or stay over the soft one for its
   // seconds, is disconnected. True if it was.
   bool over_output_limit(int64_t now_ms);
+  // A buffer of this client's grew past kLargeBufferBytes: with maxmemory-clients set, all
+  // clients' memory is checked now rather than at the next cron (client_eviction.cpp).
+  void note_large_buffer();
+  static constexpr size_t kLargeBufferBytes = 64 * 1024;
 
   static RateLimitedLog& protocol_log();
 

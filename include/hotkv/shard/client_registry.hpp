@@ -37,6 +37,8 @@ struct ClientInfo {
   // the timeout reply). Meaningful while `blocked` is set.
   std::function<void(bool error)> unblock;
   std::atomic<bool> blocked{false};
+  // Set once client eviction has asked this client to close (it is not counted or asked again).
+  std::atomic<bool> evicted{false};
   // MONITOR (CLIENT LIST flag O), CLIENT NO-TOUCH (flag T), and the commands queued by an
   // open MULTI (flag x, multi=; -1 outside MULTI). Written by the client's own thread.
   std::atomic<bool> monitor{false};
@@ -77,15 +79,27 @@ class ClientRegistry {
   std::shared_ptr<ClientInfo> find(uint64_t id) const;
   void set_name(ClientInfo& info, std::string name);
   std::string name(const ClientInfo& info) const;
+  void set_no_evict(ClientInfo& info, bool on);
   void set_lib(ClientInfo& info, const std::string* lib_name, const std::string* lib_ver);
   // CLIENT LIST line for one client, as Redis formats it.
   std::string describe(const ClientInfo& info, int64_t now_ms, std::string_view cmd_name) const;
+
+  // Client eviction (maxmemory-clients; client_eviction.cpp). What one client is counted as
+  // holding: its query and output buffers plus a connection's fixed part.
+  static uint64_t memory_of(const ClientInfo& info);
+  // While all clients together hold more than limit bytes, disconnects the evictable clients
+  // holding the most; returns how many. One pass per 10 ms at most, whoever asks.
+  size_t evict_over(uint64_t limit, int64_t now_ms);
+  uint64_t evicted_clients() const { return evicted_.load(std::memory_order_relaxed); }
+  void reset_evicted_clients() { evicted_.store(0, std::memory_order_relaxed); }
 
  private:
   mutable std::mutex mutex_;
   std::map<uint64_t, std::shared_ptr<ClientInfo>> clients_;
   std::atomic<uint64_t> next_id_{1};
   std::atomic<size_t> count_{0};
+  std::atomic<uint64_t> evicted_{0};
+  std::atomic<int64_t> last_eviction_pass_ms_{0};
 };
 
 }  // namespace hotkv

@@ -51,8 +51,8 @@ class Config {
   std::atomic<int> maxmemory_policy{7};  // EvictionPolicy::kNoEviction
   std::atomic<int64_t> maxmemory_samples{5};
   std::atomic<int64_t> maxmemory_eviction_tenacity{10};
-  // Accepted and reported as Redis's (client eviction reads it when it comes): maxmemory-clients
-  // as bytes or, when maxmemory_clients_percent is set, as a percentage of maxmemory.
+  // maxmemory-clients as bytes or, when maxmemory_clients_percent is set, as a percentage of
+  // maxmemory (client_memory_limit() gives the bytes).
   std::atomic<int64_t> maxmemory_clients{0};
   std::atomic<bool> maxmemory_clients_percent{false};
   // Redis's testing delay per key loaded (µs), a hidden setting: CONFIG GET shows it only
@@ -130,6 +130,9 @@ class Config {
 
   std::string bind() const;
   std::string requirepass() const;
+  // The bytes all clients together may hold (maxmemory-clients; 0: no limit). A percentage
+  // of an unlimited maxmemory is no limit, as in Redis.
+  uint64_t client_memory_limit() const;
   std::string loglevel() const;
   std::string logfile() const;
   std::string config_file() const;
