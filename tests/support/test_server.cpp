@@ -1,11 +1,8 @@
-// TestServer (see test_server.hpp).
+// TestServer (see test_server.hpp). No Catch2 here: the command fuzzer links it too.
 #include "support/test_server.hpp"
 
 #include <algorithm>
-#include <set>
 #include <string_view>
-
-#include <catch2/catch.hpp>
 
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
@@ -118,20 +115,6 @@ std::string bulk(const std::string& s) {
 std::string integer(int64_t v) {
   std::string out(1, ':');
   out.append(std::to_string(v)).append("\r\n");
-  return out;
-}
-
-std::vector<std::string> keys_on_distinct_shards(TestServer& s, const std::string& prefix,
-                                                 size_t count) {
-  std::vector<std::string> out;
-  std::set<size_t> used;
-  for (int i = 0; i < 10000 && out.size() < count; ++i) {
-    std::string k = prefix + std::to_string(i);
-    if (used.insert(s.engine().shard_of(k)).second) {
-      out.push_back(k);
-    }
-  }
-  REQUIRE(out.size() == count);
   return out;
 }
 
