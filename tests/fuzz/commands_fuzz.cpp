@@ -262,11 +262,51 @@ std::string* script_argument(std::vector<std::string>& argv, const std::string& 
 
 bool is_inventory(const CommandSpec& spec) { return spec.group == "inventory"; }
 
-void audit(test::TestServer& s) {
-  const std::string reply = s.run({"INV.AUDIT"});
+// INV.AUDIT of the database `db`, from a client of its own (the fuzzed one may be subscribed
+// or inside MULTI).
+void audit(test::TestServer& s, uint32_t db) {
+  ClientSession auditor = s.new_session();
+  auditor.db = db;
+  const std::string reply = s.run_as(auditor, {"INV.AUDIT"});
   if (reply != "*0\r\n") {
     fail("INV.AUDIT:", reply);
   }
+}
+
+// Building an engine costs far more than a short command sequence (timing wheels, statistics,
+// sixteen databases per shard), so each shard count has one server for the whole run, emptied
+// before every input; each input runs as a new client.
+struct Servers {
+  test::TestServer* run = nullptr;
+  test::TestServer* replay = nullptr;
+  Capture* capture = nullptr;
+};
+
+Servers& servers_for(size_t shards) {
+  static Servers cache[2];
+  Servers& s = cache[shards - 1];
+  if (s.run == nullptr) {
+    s.run = new test::TestServer(shards);
+    s.replay = new test::TestServer(shards);
+    s.capture = new Capture(shards);
+    for (size_t i = 0; i < shards; ++i) {
+      s.run->engine().shard(i).log().set_tap(s.capture, i);
+      s.run->engine().shard(i).log().set_tap_on(true);
+    }
+  }
+  return s;
+}
+
+void empty_server(test::TestServer& s) {
+  ClientSession admin = s.new_session();
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"FLUSHALL"}, {"SCRIPT", "FLUSH"}, {"FUNCTION", "FLUSH"}}) {
+    s.run_as(admin, argv);
+  }
+  for (size_t i = 0; i < s.engine().shard_count(); ++i) {
+    s.engine().shard(i).log().flush_if_needed();
+  }
+  s.pushes();
 }
 
 // The seed corpus (tests/fuzz/corpus/commands/): readable command sequences, encoded in the
@@ -403,12 +443,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Input in(data, size);
   const size_t shards = (in.byte() & 1) != 0 ? 2 : 1;
-  test::TestServer s(shards);
-  Capture capture(shards);
-  for (size_t i = 0; i < shards; ++i) {
-    s.engine().shard(i).log().set_tap(&capture, i);
-    s.engine().shard(i).log().set_tap_on(true);
+  Servers& servers = servers_for(shards);
+  test::TestServer& s = *servers.run;
+  s.advance(1000);
+  for (auto& log : servers.capture->logs) {
+    log.clear();
   }
+  ClientSession client = s.new_session();
   std::string last_bulk = "v";
   bool inventory_touched = false;
   for (int n = 0; n < 16 && !in.empty(); ++n) {
@@ -417,7 +458,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       s.advance(static_cast<int64_t>(in.byte()) * 250);
       s.expire_cycle();
       if (inventory_touched) {
-        audit(s);
+        audit(s, client.db);
       }
       continue;
     }
@@ -442,22 +483,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (std::string* body = script_argument(argv, sub)) {
       *body = pick(kScripts, static_cast<uint8_t>((count >> 4) & 7));
     }
-    const std::string reply = s.run(argv);
+    const std::string reply = s.run_as(client, argv);
     check_reply(reply, argv, last_bulk);
     for (size_t i = 0; i < shards; ++i) {
       s.engine().shard(i).log().flush_if_needed();
     }
     if (is_inventory(*cmd.spec)) {
       inventory_touched = true;
-      audit(s);
+      audit(s, client.db);
     }
   }
+  s.run_as(client, {"RESET"});  // drops its subscriptions, WATCH and MULTI
+  s.pushes();
   for (size_t i = 0; i < shards; ++i) {
     s.engine().shard(i).log().flush_if_needed();
   }
-  test::TestServer replayed(shards, s.now());
+  test::TestServer& replayed = *servers.replay;
+  replayed.advance(s.now() - replayed.now());
   for (size_t i = 0; i < shards; ++i) {
-    replay_into(capture.logs[i], i, replayed);
+    replay_into(servers.capture->logs[i], i, replayed);
+  }
+  // Emptied now rather than before the next input: what this input allocated is freed within
+  // it, as the leak check expects.
+  empty_server(s);
+  for (size_t i = 0; i < shards; ++i) {
+    for (uint32_t db = 0; db < replayed.engine().shard(i).db_count(); ++db) {
+      replayed.engine().shard(i).keyspace(db).clear();
+    }
   }
   return 0;
 }
