@@ -19,9 +19,11 @@ fi
 # `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report, the
 # job frameworks the queue tests run real workers of (RQ, Celery with kombu), and the
 # redis-sentinel processes the failover tests run (test_sentinel.py), and the Prometheus
-# exporter that scrapes a server in test_prometheus_exporter.py.
+# exporter that scrapes a server in test_prometheus_exporter.py, and clang with its
+# sanitizer and libFuzzer runtimes for the sanitized build and the fuzz targets.
 if [[ ${1:-} == --test ]]; then
-  packages+=(chromium python3-rq python3-celery redis-sentinel prometheus-redis-exporter)
+  packages+=(chromium python3-rq python3-celery redis-sentinel prometheus-redis-exporter
+             clang libclang-rt-14-dev)
 fi
 
 missing=()

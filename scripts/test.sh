@@ -2,7 +2,8 @@
 # Installs what is missing, builds, and runs every test (Catch2 unit tests and the integration
 # tests that drive the real binary with redis-cli, redis-py, redis-benchmark and raw sockets,
 # then units of Redis's own Tcl suite against the binary), then builds the same suite with
-# AddressSanitizer + UndefinedBehaviorSanitizer and runs it again. Exits non-zero if anything
+# AddressSanitizer + UndefinedBehaviorSanitizer (with clang) and runs it again, then runs the
+# libFuzzer targets of that build for a minute each (scripts/fuzz.sh). Exits non-zero if anything
 # fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,5 +46,8 @@ if [[ ${HOTKV_SKIP_ASAN:-0} != 1 ]]; then
   (cd build-asan && ./hotkv_tests)
   (cd build-asan && ctest --output-on-failure -j2 --timeout 600 -L integration \
     -E '^integration\..*\.threads1$')
+  # The libFuzzer targets (tests/fuzz), a minute each, built in build-asan with clang.
+  section "fuzzing"
+  scripts/fuzz.sh 60
 fi
 section "done"

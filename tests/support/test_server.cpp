@@ -1,11 +1,8 @@
-// TestServer (see test_server.hpp).
+// TestServer (see test_server.hpp). No Catch2 here: the command fuzzer links it too.
 #include "support/test_server.hpp"
 
 #include <algorithm>
-#include <set>
 #include <string_view>
-
-#include <catch2/catch.hpp>
 
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
@@ -41,11 +38,26 @@ std::vector<PubSubMessage> TestServer::pushes() {
   return out;
 }
 
-std::string TestServer::run(const std::vector<std::string>& argv) {
+std::string TestServer::run(const std::vector<std::string>& argv) { return run_as(session_, argv); }
+
+ClientSession TestServer::new_session() {
+  ClientSession session;
+  session.info = std::make_shared<ClientInfo>();
+  session.info->id = engine_->clients().next_id();
+  session.authenticated = true;
+  auto sub = std::make_shared<PubSubClient>();
+  sub->id = session.info->id;
+  sub->io = contexts_[0].get();
+  sub->sink = this;
+  session.pubsub = std::move(sub);
+  return session;
+}
+
+std::string TestServer::run_as(ClientSession& session, const std::vector<std::string>& argv) {
   std::vector<std::string_view> views(argv.begin(), argv.end());
   std::string out;
-  ReplyWriter w(out, session_.resp);
-  const CommandSpec* spec = check_command(engine_->table(), views, session_, *engine_, w);
+  ReplyWriter w(out, session.resp);
+  const CommandSpec* spec = check_command(engine_->table(), views, session, *engine_, w);
   if (spec == nullptr) {
     return out;
   }
@@ -54,11 +66,11 @@ std::string TestServer::run(const std::vector<std::string>& argv) {
   route_command(*spec, views, *engine_, 0, route, scratch);
   switch (route.kind) {
     case RouteKind::kLocal:
-      execute_command(*spec, views, *engine_, engine_->shard(0), false, &session_, session_.db, w);
+      execute_command(*spec, views, *engine_, engine_->shard(0), false, &session, session.db, w);
       break;
     case RouteKind::kRemote:
       execute_command(*spec, views, *engine_, engine_->shard(route.shard), false, nullptr,
-                      session_.db, w);
+                      session.db, w);
       break;
     case RouteKind::kAtomic: {
       // Every shard lives on this thread, so they are trivially "parked"; the ones the
@@ -68,7 +80,7 @@ std::string TestServer::run(const std::vector<std::string>& argv) {
       std::sort(held.begin(), held.end());
       held.erase(std::unique(held.begin(), held.end()), held.end());
       Engine::HeldShards scope(&held);
-      execute_command(*spec, views, *engine_, engine_->shard(0), true, &session_, session_.db, w);
+      execute_command(*spec, views, *engine_, engine_->shard(0), true, &session, session.db, w);
       break;
     }
   }
@@ -118,20 +130,6 @@ std::string bulk(const std::string& s) {
 std::string integer(int64_t v) {
   std::string out(1, ':');
   out.append(std::to_string(v)).append("\r\n");
-  return out;
-}
-
-std::vector<std::string> keys_on_distinct_shards(TestServer& s, const std::string& prefix,
-                                                 size_t count) {
-  std::vector<std::string> out;
-  std::set<size_t> used;
-  for (int i = 0; i < 10000 && out.size() < count; ++i) {
-    std::string k = prefix + std::to_string(i);
-    if (used.insert(s.engine().shard_of(k)).second) {
-      out.push_back(k);
-    }
-  }
-  REQUIRE(out.size() == count);
   return out;
 }
 

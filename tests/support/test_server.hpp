@@ -26,6 +26,11 @@ class TestServer : private PubSubSink {
   std::string run(const std::vector<std::string>& argv);
   // Runs a command with RESP3 replies.
   std::string run3(const std::vector<std::string>& argv);
+  // Runs one command as another client (its own database, MULTI and subscriptions).
+  std::string run_as(ClientSession& session, const std::vector<std::string>& argv);
+  // Another client of this server, authenticated, in database 0; its pub/sub messages are
+  // collected by pushes() too.
+  ClientSession new_session();
 
   void advance(int64_t ms);             // moves the manual clock
   // Runs active expiry on every shard: keys, then inventory holds (expiry and retention
