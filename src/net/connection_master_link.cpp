@@ -126,8 +126,7 @@ asio::awaitable<void> Connection::serve_master_stream() {
     } else {
       in_.prepare();
       reading_ = true;
-      auto [ec, got] =
-          co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
+      auto [ec, got] = co_await read_input();
       reading_ = false;
       if (ec || got == 0) {
         break;
