@@ -81,6 +81,9 @@ def main():
     ap.add_argument("--requests", type=int, default=100000)
     ap.add_argument("--pipeline-requests", type=int, default=1000000)
     ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--modes", default="plain,tls", help="comma list of plain, tls")
+    ap.add_argument("--pipelines", default="1,16", help="comma list of -P values")
+    ap.add_argument("--commands", default="set,get", help="comma list of set, get")
     a = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="hotkv-bench-tls-")
@@ -113,7 +116,8 @@ def main():
             servers[name] = (proc.pid, port, tls_port)
             print("# %s: %s" % (name, " ".join(server_pin + cmd)))
 
-        cases = [(mode, p, t) for mode in ("plain", "tls") for p in (1, 16) for t in ("set", "get")]
+        cases = [(mode, int(p), t) for mode in a.modes.split(",") for p in a.pipelines.split(",")
+                 for t in a.commands.split(",")]
         results = {}  # (server, mode, p, t) -> [(rps, us_per_req)]
         example = None
         for rnd in range(a.rounds):
@@ -142,8 +146,9 @@ def main():
 
         print("# load: %s" % example)
         print("# %d round(s), medians; CPU = server CPU microseconds per request" % a.rounds)
-        print("| case | redis rps | hotkv rps | hotkv/redis | redis CPU µs | hotkv CPU µs |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| case | redis rps | hotkv rps | hotkv/redis | redis CPU µs | hotkv CPU µs | "
+              "rps range redis / hotkv |")
+        print("|---|---:|---:|---:|---:|---:|---|")
         med = {}
         for mode, p, t in cases:
             row = []
@@ -152,15 +157,20 @@ def main():
                 med[(name, mode, p, t)] = (statistics.median(x[0] for x in v),
                                            statistics.median(x[1] for x in v))
             r, h = med[("redis", mode, p, t)], med[("hotkv", mode, p, t)]
-            row = "| %s %s -P %d | %.0f | %.0f | %.2f | %.2f | %.2f |" % (
-                mode, t.upper(), p, r[0], h[0], h[0] / r[0], r[1], h[1])
+            spread = " / ".join("%.0f-%.0f" % (min(x[0] for x in results[(name, mode, p, t)]),
+                                              max(x[0] for x in results[(name, mode, p, t)]))
+                                for name in ("redis", "hotkv"))
+            row = "| %s %s -P %d | %.0f | %.0f | %.2f | %.2f | %.2f | %s |" % (
+                mode, t.upper(), p, r[0], h[0], h[0] / r[0], r[1], h[1], spread)
             print(row)
         print()
         print("| case | redis TLS/plain rps | hotkv TLS/plain rps | redis TLS CPU +µs | "
               "hotkv TLS CPU +µs |")
         print("|---|---:|---:|---:|---:|")
-        for p in (1, 16):
-            for t in ("set", "get"):
+        for p in sorted({c[1] for c in cases}):
+            for t in a.commands.split(","):
+                if ("redis", "tls", p, t) not in med or ("redis", "plain", p, t) not in med:
+                    continue
                 cells = []
                 extra = []
                 for name in ("redis", "hotkv"):
