@@ -5,7 +5,9 @@ redis-benchmark --tls, Python's ssl module for exact protocol versions, and redi
 replica over TLS and as a TLS master.
 
 - redis-cli and redis-py over TLS (client certificate, CA); plain and TLS ports side by side
-  sharing one data set; pub/sub, a reply of several MB and 10,000 pipelined commands over TLS.
+  sharing one data set; pub/sub, a reply of several MB and 10,000 pipelined commands over TLS;
+  a TLS connection that moves to another thread and parks while idle keeps its session; the
+  output limit cuts off a TLS client that asks for a reply over it.
 - tls-auth-clients yes refuses a client without a certificate, `optional` and `no` let it in;
   a client certificate from another CA is refused; a client that trusts another CA refuses
   the server.
@@ -226,6 +228,57 @@ def pubsub_big_replies_and_pipelines_over_tls(t, _):
             for i in range(1, 10001):
                 assert c.read_reply() == i
             assert c.call("GET", "n") == "10000"
+
+
+@case
+def a_tls_connection_moves_parks_and_keeps_its_session(t, _):
+    """A TLS client whose keys live on other threads keeps working when its connection
+    moves there (hotkv counts the move), and after it has been idle long enough to be parked
+    (its buffers given back) it is served again with its database and name."""
+    with tls_server(t) as srv:
+        with TlsRaw(srv.tls_port) as c:
+            assert c.call("SELECT", "3") == "OK"
+            assert c.call("CLIENT", "SETNAME", "shopper") == "OK"
+            for key in ("a", "b", "c", "d", "e", "f"):
+                for _ in range(40):
+                    c.call("INCR", key)
+            assert c.call("GET", "f") == "40"
+            if t.is_hotkv and t.threads != 1:
+                stats = srv.client().info("stats")
+                assert stats["connection_migrations"] >= 1, stats
+            time.sleep(3.5)  # idle with nothing buffered: parked
+            assert c.call("GET", "a") == "40"
+            assert c.call("CLIENT", "GETNAME") == "shopper"
+            c.send(encode_command("SET", "half", "x" * 100000)[:50000])
+            time.sleep(2.5)  # a half-sent request keeps its buffer through the sweep
+            c.send(encode_command("SET", "half", "x" * 100000)[50000:])
+            assert c.read_reply() == "OK"
+            assert c.call("STRLEN", "half") == 100000
+
+
+@case
+def output_limits_cut_off_a_tls_client(t, _):
+    """client-output-buffer-limit normal applies to a TLS client as to a plain one: a reply
+    over the hard limit disconnects it before it is sent whole; others keep being served."""
+    with tls_server(t) as srv:
+        admin = srv.client()
+        admin.setrange("big", 4 * MB - 1, "x")
+        assert admin.config_set("client-output-buffer-limit", "normal 1mb 0 0")
+        c = TlsRaw(srv.tls_port)
+        c.send(encode_command("GET", "big"))
+        got = 0
+        c.sock.settimeout(10)
+        try:
+            while True:
+                data = c.sock.recv(1 << 16)
+                if not data:
+                    break
+                got += len(data)
+        except (OSError, ssl.SSLError):
+            pass
+        c.close()
+        assert got < 4 * MB, got
+        assert tls_client(srv).strlen("big") == 4 * MB  # a reply of the integer: under it
 
 
 @case
