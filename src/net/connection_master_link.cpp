@@ -24,7 +24,6 @@
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // The master's pipeline is squashed like a client's, in bounded windows.
 constexpr size_t kWindowCommands = 1024;
 constexpr size_t kWindowBytes = 1024 * 1024;
