@@ -92,6 +92,7 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       migrate_to_(shard),
       adopted_(true),
       owner_(std::move(from.owner)) {
+  tls_ = std::move(from.tls);
   migrated_at_ms_ = from.migrated_at_ms;
   session_.info->shard.store(shard, std::memory_order_relaxed);
   if (session_.master_link) {
@@ -111,12 +112,14 @@ void Connection::park_if_idle(int64_t now_ms) {
   // Only a connection waiting in its ordinary read, with nothing half-received and nothing
   // left to write; a master's link, a replica's and a blocked client never read there.
   if (!reading_ || park_requested_ || closing_ || shutting_down_ || master_ ||
+      (tls_ && !tls_->established()) ||
       in_.size() != 0 || in_.capacity() == 0 || !out_.empty() || reply_deferred_ ||
       now_ms - last_interaction_ms() < kParkAfterMs) {
     return;
   }
   // What a request left behind: scratch space sized by the largest request or reply.
   std::string().swap(out_);
+  std::string().swap(tls_scratch_);
   std::vector<std::string_view>().swap(args_);
   std::vector<size_t>().swap(key_scratch_);
   park_requested_ = true;
@@ -312,7 +315,14 @@ asio::awaitable<void> Connection::run() {
     parked_ = false;
     in_.prepare();
     reading_ = true;
-    auto [ec, n] = co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
+    std::error_code ec;
+    size_t n = 0;
+    if (!tls_) [[likely]] {
+      std::tie(ec, n) =
+          co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
+    } else {
+      std::tie(ec, n) = co_await read_tls();
+    }
     reading_ = false;
     if (ec == asio::error::operation_aborted && park_requested_ && !closing_ && !shutting_down_) {
       // Parked (park_if_idle): the loop's next turn waits for the client's next bytes
@@ -417,6 +427,9 @@ asio::awaitable<bool> Connection::write_output() {
   std::error_code ec;
   while (!out_.empty() && !ec && !closing_) {
     session_.info->output_buffer.store(out_.size(), std::memory_order_relaxed);
+    if (tls_ && !encrypt_output()) [[unlikely]] {
+      break;  // closed
+    }
     // Try a direct non-blocking write first: usually the socket takes everything, and
     // skipping the asynchronous operation saves a completion hand-off and an epoll round.
     size_t written = socket_.send_now(asio::buffer(out_), ec);
@@ -628,6 +641,7 @@ bool Connection::migrate() {
   h.protocol = protocol;
   h.session = std::move(session_);
   h.owner = std::move(owner_);
+  h.tls = std::move(tls_);
   h.migrated_at_ms = now;
   set_.remove(client_id);
   engine_.stats().connection_migrations.fetch_add(1, std::memory_order_relaxed);
@@ -914,7 +928,7 @@ void ConnectionSet::sweep(int64_t now_ms) {
   last_park_ms_ = now_ms;
   for (auto& w : live()) {
     if (auto c = w.lock()) {
-      if (!c->over_output_limit(now_ms)) {
+      if (!c->over_output_limit(now_ms) && !c->tls_handshake_overdue(now_ms)) {
         c->park_if_idle(now_ms);
       }
     }

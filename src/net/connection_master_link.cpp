@@ -24,7 +24,6 @@
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // The master's pipeline is squashed like a client's, in bounded windows.
 constexpr size_t kWindowCommands = 1024;
 constexpr size_t kWindowBytes = 1024 * 1024;
@@ -126,8 +125,7 @@ asio::awaitable<void> Connection::serve_master_stream() {
     } else {
       in_.prepare();
       reading_ = true;
-      auto [ec, got] =
-          co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
+      auto [ec, got] = co_await read_input();
       reading_ = false;
       if (ec || got == 0) {
         break;

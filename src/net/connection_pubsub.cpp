@@ -51,6 +51,9 @@ void Connection::flush() {
 }
 
 void Connection::start_push_write() {
+  if (tls_ && !encrypt_output()) [[unlikely]] {
+    return;  // closed
+  }
   std::error_code ec;
   size_t written = socket_.send_now(asio::buffer(out_), ec);
   if (ec == asio::error::would_block || ec == asio::error::try_again) {

@@ -39,6 +39,14 @@ std::string eof_mark() { return random_hex_id(); }
 }  // namespace
 
 asio::awaitable<bool> Connection::write_all(std::string_view bytes) {
+  std::string records;
+  if (tls_) {
+    if (!tls_->encrypt(bytes, records)) {
+      close();
+      co_return false;
+    }
+    bytes = records;
+  }
   auto [ec, n] = co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()),
                                             kTuple);
   KeyspaceStats::bump(engine_.shard(shard_).net_output_bytes(), n);
@@ -121,8 +129,7 @@ asio::awaitable<void> Connection::read_replica_acks(std::shared_ptr<Connection> 
   Replication& repl = engine_.replication();
   for (;;) {
     in_.prepare();
-    auto [ec, n] =
-        co_await socket_.read_some(asio::buffer(in_.write_ptr(), in_.writable()), kTuple);
+    auto [ec, n] = co_await read_input();
     if (ec || n == 0) {
       break;
     }

@@ -55,12 +55,13 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 }  // namespace
 
 MasterLink::MasterLink(Engine& engine, asio::io_context& io, ConnectionSet& connections,
-                       Spawner spawn, uint16_t listening_port)
+                       Spawner spawn, uint16_t listening_port, TlsContextHolder& tls)
     : engine_(engine),
       io_(io),
       connections_(connections),
       spawn_(std::move(spawn)),
       listening_port_(listening_port),
+      tls_contexts_(tls),
       deadline_(io) {}
 
 MasterLink::~MasterLink() {
@@ -109,6 +110,7 @@ void MasterLink::stop() {
 
 void MasterLink::drop_socket() {
   deadline_.cancel();
+  tls_.reset();
   if (socket_) {
     std::error_code ec;
     socket_->close(ec);
@@ -165,8 +167,69 @@ asio::awaitable<bool> MasterLink::send(const std::string& bytes) {
     co_return false;
   }
   arm_deadline();
-  auto [ec, n] = co_await asio::async_write(*sock, asio::buffer(bytes), kTuple);
+  std::string records;
+  if (tls_ && !tls_->encrypt(bytes, records)) {
+    co_return false;
+  }
+  auto [ec, n] = co_await asio::async_write(*sock, asio::buffer(tls_ ? records : bytes), kTuple);
   co_return !ec;
+}
+
+asio::awaitable<std::tuple<std::error_code, size_t>> MasterLink::read_some(std::string& buf) {
+  auto sock = socket_;
+  if (!sock) {
+    co_return std::tuple{std::error_code(asio::error::not_connected), size_t{0}};
+  }
+  for (;;) {
+    if (tls_) {
+      ssize_t got = tls_->decrypt(buf.data(), buf.size());
+      if (got > 0) {
+        co_return std::tuple{std::error_code(), static_cast<size_t>(got)};
+      }
+      if (got < 0) {
+        co_return std::tuple{std::error_code(asio::error::eof), size_t{0}};
+      }
+    }
+    auto [ec, n] = co_await sock->async_read_some(asio::buffer(buf), kTuple);
+    if (ec || !tls_) {
+      co_return std::tuple{ec, n};
+    }
+    tls_->feed(buf.data(), n);
+  }
+}
+
+asio::awaitable<bool> MasterLink::start_tls(const std::string& where) {
+  auto ctx = tls_contexts_.current();
+  if (!ctx) {
+    co_return fail("tls-replication is set but TLS is not configured (tls-cert-file, ...)");
+  }
+  auto sock = socket_;
+  tls_ = std::make_unique<TlsSession>(ctx->client(), false);
+  std::string buf(16 * 1024, '\0');
+  for (;;) {
+    ssize_t got = tls_->decrypt(buf.data(), 0);  // the handshake's next step only
+    std::string records;
+    tls_->take_output(records);
+    if (!records.empty()) {
+      arm_deadline();
+      auto [wec, wn] = co_await asio::async_write(*sock, asio::buffer(records), kTuple);
+      if (wec) {
+        co_return fail("TLS handshake with " + where + " failed: " + wec.message());
+      }
+    }
+    if (got < 0) {
+      co_return fail("TLS handshake with " + where + " failed: " + tls_->error());
+    }
+    if (tls_->established()) {
+      co_return true;
+    }
+    arm_deadline();
+    auto [ec, n] = co_await sock->async_read_some(asio::buffer(buf), kTuple);
+    if (ec) {
+      co_return fail("TLS handshake with " + where + " failed: " + ec.message());
+    }
+    tls_->feed(buf.data(), n);
+  }
 }
 
 asio::awaitable<std::string> MasterLink::read_line(bool& ok) {
@@ -188,7 +251,7 @@ asio::awaitable<std::string> MasterLink::read_line(bool& ok) {
       co_return "";
     }
     arm_deadline();
-    auto [ec, n] = co_await sock->async_read_some(asio::buffer(chunk), kTuple);
+    auto [ec, n] = co_await read_some(chunk);
     if (ec) {
       co_return "";
     }
@@ -282,6 +345,11 @@ asio::awaitable<bool> MasterLink::handshake(const std::string& where) {
   const std::string masteruser = cfg.get_string("masteruser");
   const std::string announce_ip = cfg.get_string("replica-announce-ip");
   int64_t announce_port = cfg.replica_announce_port.load(std::memory_order_relaxed);
+  // A TLS replica announces its tls-port, the one its own replicas would use, as Redis does.
+  int64_t tls_port = cfg.tls_port.load(std::memory_order_relaxed);
+  if (announce_port == 0 && tls_port != 0 && cfg.tls_replication.load(std::memory_order_relaxed)) {
+    announce_port = tls_port;
+  }
   const std::string port = std::to_string(announce_port > 0 ? announce_port : listening_port_);
   std::string request;
   if (!masterauth.empty()) {
@@ -325,6 +393,10 @@ asio::awaitable<bool> MasterLink::attempt(uint64_t generation) {
   repl.set_link_state(LinkState::kConnecting, unix_ms());
   const std::string where = master->first + ":" + std::to_string(master->second);
   if (!co_await connect(generation, master->first, master->second)) {
+    co_return false;
+  }
+  if (engine_.config().tls_replication.load(std::memory_order_relaxed) &&
+      !co_await start_tls(where)) {
     co_return false;
   }
   spdlog::info("connected to master {}: starting the replication handshake", where);
@@ -396,7 +468,7 @@ asio::awaitable<bool> MasterLink::receive_image(uint64_t generation, const std::
   std::string chunk(kReadChunk, '\0');
   while (!payload.done() && !payload.failed()) {
     arm_deadline();
-    auto [ec, n] = co_await sock->async_read_some(asio::buffer(chunk), kTuple);
+    auto [ec, n] = co_await read_some(chunk);
     if (generation != generation_) {
       engine_.replication().note_transfer({});
       co_return false;
@@ -514,6 +586,7 @@ void MasterLink::hand_over(uint64_t generation, const std::string& where, uint32
   h.session.master_link = true;
   h.session.db = db;
   h.master_input = std::move(inbuf_);
+  h.tls = std::move(tls_);
   inbuf_.clear();
   h.on_master_link_closed = [this, generation](uint32_t closed_db) {
     link_closed(generation, closed_db);

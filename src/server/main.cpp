@@ -113,9 +113,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hotkv: %s\n", err.c_str());
     return 1;
   }
-  spdlog::info("HotKV {} starting: pid={} port={} bind={} threads={} config={}", HOTKV_VERSION,
-               ::getpid(), server.port(), config.bind(), config.threads.load(),
-               config_file.empty() ? "(none)" : config_file);
-  spdlog::info("Ready to accept connections tcp");
+  spdlog::info("HotKV {} starting: pid={} port={} tls-port={} bind={} threads={} config={}",
+               HOTKV_VERSION, ::getpid(), server.port(), server.tls_port(), config.bind(),
+               config.threads.load(), config_file.empty() ? "(none)" : config_file);
+  if (server.port() != 0) {
+    spdlog::info("Ready to accept connections tcp");
+  }
+  if (server.tls_port() != 0) {
+    spdlog::info("Ready to accept connections tls");
+  }
   return server.run();
 }

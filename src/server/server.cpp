@@ -85,6 +85,8 @@ Server::Server(Config& config) : config_(config) {
 Server::~Server() {
   config_.set_appendonly_hook(nullptr);
   config_.set_port_hook(nullptr);
+  config_.set_tls_port_hook(nullptr);
+  config_.set_tls_hook(nullptr);
   for (auto& w : workers_) {
     w->io.stop();
     if (w->thread.joinable()) {
@@ -118,14 +120,49 @@ std::string Server::listen() {
   if (ec) {
     return "invalid bind address '" + config_.bind() + "'";
   }
-  auto acc = std::make_unique<asio::ip::tcp::acceptor>(io);
-  open_listener(*acc, addr, config_.port.load(), ec);
-  if (ec) {
-    return "cannot listen on " + config_.bind() + ":" + std::to_string(config_.port.load()) +
-           ": " + ec.message();
+  const int64_t port = config_.port.load();
+  const int64_t tls_port = config_.tls_port.load();
+  // As Redis: port 0 opens no plain listener (a TLS-only server), and neither port is an error.
+  if (port == 0 && tls_port == 0) {
+    return "Configured to not listen anywhere, exiting.";
   }
-  port_ = acc->local_endpoint().port();
-  acceptor_ = std::move(acc);
+  // The context is built whenever something may need it: the tls-port's clients, or a
+  // replica's TLS link to its master.
+  if (tls_port != 0 || config_.tls_replication.load() || config_.get_string("tls-cluster") == "yes") {
+    if (std::string err = configure_tls(); !err.empty()) {
+      return "Failed to configure TLS: " + err;
+    }
+  }
+  if (port != 0) {
+    auto acc = std::make_unique<asio::ip::tcp::acceptor>(io);
+    open_listener(*acc, addr, port, ec);
+    if (ec) {
+      return "cannot listen on " + config_.bind() + ":" + std::to_string(port) + ": " +
+             ec.message();
+    }
+    port_ = acc->local_endpoint().port();
+    acceptor_ = std::move(acc);
+  }
+  if (tls_port != 0) {
+    auto acc = std::make_unique<asio::ip::tcp::acceptor>(io);
+    open_listener(*acc, addr, tls_port, ec);
+    if (ec) {
+      return "cannot listen on " + config_.bind() + ":" + std::to_string(tls_port) +
+             " (tls-port): " + ec.message();
+    }
+    tls_port_ = acc->local_endpoint().port();
+    tls_acceptor_ = std::move(acc);
+  }
+  return "";
+}
+
+std::string Server::configure_tls() {
+  std::string err;
+  auto ctx = TlsContext::create(TlsSettings::from(config_), err);
+  if (!ctx) {
+    return err;
+  }
+  tls_.set(std::move(ctx));
   return "";
 }
 
@@ -170,12 +207,16 @@ bool Server::refused_by_protected_mode(asio::ip::tcp::socket& accepted) {
   return true;
 }
 
-asio::awaitable<void> Server::accept_loop() {
+asio::awaitable<void> Server::accept_loop(bool tls) {
   for (;;) {
     size_t target = next_worker_;
     next_worker_ = (next_worker_ + 1) % workers_.size();
     Worker& w = *workers_[target];
-    auto [ec, accepted] = co_await acceptor_->async_accept(kTuple);
+    auto& acceptor = tls ? tls_acceptor_ : acceptor_;
+    if (!acceptor) {
+      co_return;
+    }
+    auto [ec, accepted] = co_await acceptor->async_accept(kTuple);
     if (stopping_.load()) {
       co_return;
     }
@@ -194,13 +235,25 @@ asio::awaitable<void> Server::accept_loop() {
       auto remote = accepted.remote_endpoint(rec);
       refused_log().warn("refused connection from {}: max number of clients reached",
                          rec ? std::string("?") : remote.address().to_string());
-      std::string msg = std::string("-") + err::kMaxClients + "\r\n";
-      asio::write(accepted, asio::buffer(msg), rec);
+      if (!tls) {  // a TLS client could not read it before its handshake
+        std::string msg = std::string("-") + err::kMaxClients + "\r\n";
+        asio::write(accepted, asio::buffer(msg), rec);
+      }
       accepted.close(rec);
       continue;
     }
     if (refused_by_protected_mode(accepted)) {
       continue;
+    }
+    std::unique_ptr<TlsSession> session;
+    if (tls) {
+      auto ctx = tls_.current();
+      if (!ctx) {
+        std::error_code cec;
+        accepted.close(cec);
+        continue;
+      }
+      session = std::make_unique<TlsSession>(ctx->server(), true);
     }
     // Re-home the descriptor on the target worker's io_context, so the connection's reads and
     // writes are driven by that worker's reactor alone.
@@ -215,8 +268,11 @@ asio::awaitable<void> Server::accept_loop() {
       continue;
     }
     configure_socket(socket);
-    spawn_connection(
-        w.io, std::make_shared<Connection>(std::move(socket), *engine_, target, w.connections));
+    auto conn = std::make_shared<Connection>(std::move(socket), *engine_, target, w.connections);
+    if (session) {
+      conn->use_tls(std::move(session));
+    }
+    spawn_connection(w.io, std::move(conn));
   }
 }
 
@@ -448,6 +504,43 @@ void Server::on_cron(size_t i) {
   start_cron(i);
 }
 
+std::string Server::move_listener(int64_t port, bool tls) {
+  std::shared_ptr<asio::ip::tcp::acceptor> acc;
+  if (port != 0) {
+    if (tls && !tls_.current()) {
+      if (std::string err = configure_tls(); !err.empty()) {
+        refused_log().warn("Failed to configure TLS: {}", err);
+        return "Unable to update TLS configuration. Check server logs.";
+      }
+    }
+    std::error_code ec;
+    auto addr = asio::ip::make_address(config_.bind(), ec);
+    acc = std::make_shared<asio::ip::tcp::acceptor>(workers_[0]->io);
+    if (!ec) {
+      open_listener(*acc, addr, port, ec);
+    }
+    if (ec) {
+      refused_log().warn("CONFIG SET {} {}: {}", tls ? "tls-port" : "port", port, ec.message());
+      return "Unable to listen on this port. Check server logs.";
+    }
+  }
+  asio::post(workers_[0]->io, [this, acc, tls] {
+    auto& current = tls ? tls_acceptor_ : acceptor_;
+    std::error_code cec;
+    if (current) {
+      current->close(cec);
+      current.reset();
+    }
+    (tls ? tls_port_ : port_) = 0;
+    if (acc) {
+      current = std::make_unique<asio::ip::tcp::acceptor>(std::move(*acc));
+      (tls ? tls_port_ : port_) = current->local_endpoint(cec).port();
+      asio::co_spawn(workers_[0]->io, accept_loop(tls), asio::detached);
+    }
+  });
+  return "";
+}
+
 int Server::run() {
   signals_ = std::make_unique<asio::signal_set>(workers_[0]->io, SIGINT, SIGTERM);
   signals_->async_wait([this](const std::error_code& ec, int sig) {
@@ -456,28 +549,28 @@ int Server::run() {
       shutdown();
     }
   });
-  asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
-  // CONFIG SET port: the new listener is bound here, on the calling thread, so a port that
-  // cannot be had refuses the change (and CONFIG SET rolls back); worker 0 then swaps it in.
-  // The old listener closes, which ends its accept loop; open connections stay.
-  config_.set_port_hook([this](int64_t port) -> std::string {
-    std::error_code ec;
-    auto addr = asio::ip::make_address(config_.bind(), ec);
-    auto acc = std::make_shared<asio::ip::tcp::acceptor>(workers_[0]->io);
-    if (!ec) {
-      open_listener(*acc, addr, port, ec);
+  if (acceptor_) {
+    asio::co_spawn(workers_[0]->io, accept_loop(false), asio::detached);
+  }
+  if (tls_acceptor_) {
+    asio::co_spawn(workers_[0]->io, accept_loop(true), asio::detached);
+  }
+  // CONFIG SET port / tls-port: the new listener is bound here, on the calling thread, so a
+  // port that cannot be had refuses the change (and CONFIG SET rolls back); worker 0 then
+  // swaps it in. The old listener closes, which ends its accept loop; open connections stay.
+  config_.set_port_hook([this](int64_t port) { return move_listener(port, false); });
+  config_.set_tls_port_hook([this](int64_t port) { return move_listener(port, true); });
+  // CONFIG SET tls-*: a new context for new connections (Redis reloads the files even when
+  // the names did not change, which is how certificates are rotated).
+  config_.set_tls_hook([this]() -> std::string {
+    if (config_.tls_port.load() == 0 && !config_.tls_replication.load() &&
+        config_.get_string("tls-cluster") != "yes") {
+      return "";
     }
-    if (ec) {
-      refused_log().warn("CONFIG SET port {}: {}", port, ec.message());
-      return "Unable to listen on this port. Check server logs.";
+    if (std::string err = configure_tls(); !err.empty()) {
+      refused_log().warn("Failed to configure TLS: {}", err);
+      return "Unable to update TLS configuration. Check server logs.";
     }
-    asio::post(workers_[0]->io, [this, acc] {
-      std::error_code cec;
-      acceptor_->close(cec);
-      acceptor_ = std::make_unique<asio::ip::tcp::acceptor>(std::move(*acc));
-      port_ = acceptor_->local_endpoint(cec).port();
-      asio::co_spawn(workers_[0]->io, accept_loop(), asio::detached);
-    });
     return "";
   });
   // The link to a master follows the role: the start-up one (`replicaof` in the config file)
@@ -485,7 +578,7 @@ int Server::run() {
   master_link_ = std::make_unique<MasterLink>(
       *engine_, workers_[0]->io, workers_[0]->connections,
       [this](std::shared_ptr<Connection> c) { spawn_connection(workers_[0]->io, std::move(c)); },
-      port_);
+      port_, tls_);
   engine_->replication_hook = [this] {
     asio::post(workers_[0]->io, [this] {
       if (!stopping_.load()) {
@@ -643,6 +736,9 @@ void Server::shutdown() {
     std::error_code ec;
     if (acceptor_) {
       acceptor_->close(ec);
+    }
+    if (tls_acceptor_) {
+      tls_acceptor_->close(ec);
     }
     if (signals_) {
       signals_->cancel(ec);

@@ -91,36 +91,41 @@ int64_t parse_memory_value(std::string_view s) {
 }
 
 Config::Config() {
-  // A running server moves its listener when port changes (set_port_hook); setting it to
-  // the port it has is a no-op, as on Redis.
-  add("port", Entry{[this] { return std::to_string(port.load(std::memory_order_relaxed)); },
-                    [this](std::string_view s) -> Status {
-                      auto v = parse_int64(s);
-                      if (!v) {
-                        return Status::invalid_argument(
-                            "argument couldn't be parsed into an integer");
-                      }
-                      if (*v < 0 || *v > 65535) {
-                        return Status::invalid_argument(
-                            "argument must be between 0 and 65535 inclusive");
-                      }
-                      if (*v == port.load(std::memory_order_relaxed)) {
-                        return {};
-                      }
-                      std::function<std::string(int64_t)> hook;
-                      {
-                        std::lock_guard<std::mutex> lock(strings_mutex_);
-                        hook = port_hook_;
-                      }
-                      if (hook) {
-                        if (std::string reason = hook(*v); !reason.empty()) {
-                          return Status::refused(std::move(reason));
-                        }
-                      }
-                      port.store(*v, std::memory_order_relaxed);
-                      return {};
-                    },
-                    true});
+  // A running server moves its listener when port or tls-port changes (set_port_hook,
+  // set_tls_port_hook); setting one to the port it has is a no-op, as on Redis.
+  auto add_port = [this](std::string name, std::atomic<int64_t>& value,
+                         std::function<std::string(int64_t)> Config::*hook_member) {
+    add(std::move(name),
+        Entry{[&value] { return std::to_string(value.load(std::memory_order_relaxed)); },
+              [this, &value, hook_member](std::string_view s) -> Status {
+                auto v = parse_int64(s);
+                if (!v) {
+                  return Status::invalid_argument("argument couldn't be parsed into an integer");
+                }
+                if (*v < 0 || *v > 65535) {
+                  return Status::invalid_argument(
+                      "argument must be between 0 and 65535 inclusive");
+                }
+                if (*v == value.load(std::memory_order_relaxed)) {
+                  return {};
+                }
+                std::function<std::string(int64_t)> hook;
+                {
+                  std::lock_guard<std::mutex> lock(strings_mutex_);
+                  hook = this->*hook_member;
+                }
+                if (hook) {
+                  if (std::string reason = hook(*v); !reason.empty()) {
+                    return Status::refused(std::move(reason));
+                  }
+                }
+                value.store(*v, std::memory_order_relaxed);
+                return {};
+              },
+              true});
+  };
+  add_port("port", port, &Config::port_hook_);
+  add_port("tls-port", tls_port, &Config::tls_port_hook_);
   // HotKV never daemonizes itself (run it under a supervisor): reported, and only "no" taken.
   add_enum("daemonize", daemonize_, {"no"}, false);
   add_int("threads", threads, 0, 1024, false, false);
@@ -379,6 +384,40 @@ Config::Config() {
               return set_output_buffer_limits(v);
             },
             true});
+  // TLS: every setting but tls-port is applied through the TLS hook, once per CONFIG SET.
+  auto tls_entry = [this](const char* name) { entries_.find(name)->second.tls_context = true; };
+  const std::pair<const char*, std::string*> tls_strings[] = {
+      {"tls-cert-file", &tls_cert_file_},
+      {"tls-key-file", &tls_key_file_},
+      {"tls-key-file-pass", &tls_key_file_pass_},
+      {"tls-client-cert-file", &tls_client_cert_file_},
+      {"tls-client-key-file", &tls_client_key_file_},
+      {"tls-client-key-file-pass", &tls_client_key_file_pass_},
+      {"tls-dh-params-file", &tls_dh_params_file_},
+      {"tls-ca-cert-file", &tls_ca_cert_file_},
+      {"tls-ca-cert-dir", &tls_ca_cert_dir_},
+      {"tls-protocols", &tls_protocols_},
+      {"tls-ciphers", &tls_ciphers_},
+      {"tls-ciphersuites", &tls_ciphersuites_}};
+  for (const auto& [name, v] : tls_strings) {
+    add_string(name, *v, true);
+    tls_entry(name);
+  }
+  add_enum("tls-auth-clients", tls_auth_clients_, {"no", "yes", "optional"}, true);
+  add_enum("tls-prefer-server-ciphers", tls_prefer_server_ciphers_, {"yes", "no"}, true);
+  add_enum("tls-session-caching", tls_session_caching_, {"yes", "no"}, true);
+  add_enum("tls-cluster", tls_cluster_, {"yes", "no"}, true);
+  add_enum("tls-replication", tls_replication_, {"yes", "no"}, true, [this](const std::string& v) {
+    tls_replication.store(v == "yes", std::memory_order_relaxed);
+    return Status();
+  });
+  add_int("tls-session-cache-size", tls_session_cache_size, 0, INT32_MAX, false, true);
+  add_int("tls-session-cache-timeout", tls_session_cache_timeout, 0, INT32_MAX, false, true);
+  for (const char* name : {"tls-auth-clients", "tls-prefer-server-ciphers", "tls-session-caching",
+                           "tls-cluster", "tls-replication", "tls-session-cache-size",
+                           "tls-session-cache-timeout"}) {
+    tls_entry(name);
+  }
   // What CONFIG REWRITE leaves out of the file: settings still at these values.
   for (const auto& [name, entry] : entries_) {
     defaults_[name] = entry.get();
@@ -585,6 +624,37 @@ void Config::set_port_hook(std::function<std::string(int64_t)> hook) {
   port_hook_ = std::move(hook);
 }
 
+void Config::set_tls_port_hook(std::function<std::string(int64_t)> hook) {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  tls_port_hook_ = std::move(hook);
+}
+
+void Config::set_tls_hook(std::function<std::string()> hook) {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  tls_hook_ = std::move(hook);
+}
+
+Status Config::apply_tls(const std::vector<std::string>& names) {
+  bool touched = std::any_of(names.begin(), names.end(), [this](const std::string& n) {
+    auto it = entries_.find(n);
+    return it != entries_.end() && it->second.tls_context;
+  });
+  if (!touched) {
+    return {};
+  }
+  std::function<std::string()> hook;
+  {
+    std::lock_guard<std::mutex> lock(strings_mutex_);
+    hook = tls_hook_;
+  }
+  if (hook) {
+    if (std::string reason = hook(); !reason.empty()) {
+      return Status::refused(std::move(reason));
+    }
+  }
+  return {};
+}
+
 void Config::set_loglevel_hook(std::function<void(const std::string&)> hook) {
   std::lock_guard<std::mutex> lock(strings_mutex_);
   loglevel_hook_ = std::move(hook);
@@ -598,7 +668,18 @@ Status Config::set(std::string_view name, std::string_view value, bool at_startu
   if (!at_startup && !it->second.mutable_at_runtime) {
     return Status::refused("can't set immutable config");
   }
-  return it->second.set(value);
+  if (at_startup || !it->second.tls_context) {
+    return it->second.set(value);
+  }
+  std::string before = it->second.get();
+  if (Status st = it->second.set(value); !st.is_ok()) {
+    return st;
+  }
+  if (Status st = apply_tls({it->first}); !st.is_ok()) {
+    (void)it->second.set(before);
+    return st;
+  }
+  return {};
 }
 
 Status Config::set_many(std::span<const std::pair<std::string_view, std::string_view>> pairs,
@@ -637,6 +718,20 @@ Status Config::set_many(std::span<const std::pair<std::string_view, std::string_
       return st;
     }
     done.emplace_back(&e, std::move(before));
+  }
+  // The TLS settings are applied together, once, as Redis applies a group of settings after
+  // all of them are set (a certificate and its key change in one CONFIG SET).
+  if (Status st = apply_tls(names); !st.is_ok()) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (entries_.find(names[i])->second.tls_context) {
+        failed = std::string(pairs[i].first);
+        break;
+      }
+    }
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      (void)it->first->set(it->second);
+    }
+    return st;
   }
   return {};
 }

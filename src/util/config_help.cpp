@@ -179,6 +179,47 @@ constexpr SettingHelp kSettings[] = {
      "worker threads, each owning a shard of the keyspace; 1 behaves like single-threaded Redis",
      "0 (the number of cores)"},
     {"timeout", "", "close clients idle for this many seconds (0 = never)", ""},
+    {"tls-auth-clients", "",
+     "`yes`: a TLS client must present a certificate the CA verifies; `optional`: one it "
+     "presents must verify; `no`: none is asked for",
+     ""},
+    {"tls-ca-cert-dir", "", "a directory of CA certificates (OpenSSL's hashed names) that "
+                            "verify peers", ""},
+    {"tls-ca-cert-file", "", "the CA certificates (PEM) that verify clients and masters", ""},
+    {"tls-cert-file", "",
+     "the server's certificate chain (PEM), also used for outgoing links unless "
+     "tls-client-cert-file is set",
+     ""},
+    {"tls-ciphers", "", "TLSv1.2 cipher list, in OpenSSL's syntax (empty: OpenSSL's default)", ""},
+    {"tls-ciphersuites", "", "TLSv1.3 cipher suites, in OpenSSL's syntax (empty: its default)",
+     ""},
+    {"tls-client-cert-file", "",
+     "the certificate this server presents on its outgoing links (a replica's link to its "
+     "master)",
+     ""},
+    {"tls-client-key-file", "", "the private key of tls-client-cert-file", ""},
+    {"tls-client-key-file-pass", "", "the passphrase of tls-client-key-file", ""},
+    {"tls-cluster", "", "accepted and reported; HotKV has no cluster bus", ""},
+    {"tls-dh-params-file", "", "DH parameters (PEM) for DHE ciphers (empty: OpenSSL's built-in "
+                               "ones)", ""},
+    {"tls-key-file", "", "the private key of tls-cert-file (PEM)", ""},
+    {"tls-key-file-pass", "", "the passphrase of tls-key-file", ""},
+    {"tls-port", "",
+     "the port TLS clients connect to (0 = no TLS listener); with `port 0` the server speaks "
+     "only TLS",
+     ""},
+    {"tls-prefer-server-ciphers", "", "the server's cipher order wins over the client's", ""},
+    {"tls-protocols", "",
+     "the allowed protocol versions, among TLSv1 TLSv1.1 TLSv1.2 TLSv1.3 (empty: TLSv1.2 and "
+     "TLSv1.3)",
+     ""},
+    {"tls-replication", "",
+     "a replica's link to its master uses TLS (the master's tls-port; the CA must verify the "
+     "master)",
+     ""},
+    {"tls-session-cache-size", "", "TLS sessions the server keeps for resumption", ""},
+    {"tls-session-cache-timeout", "", "seconds a cached TLS session stays resumable", ""},
+    {"tls-session-caching", "", "whether TLS clients may resume sessions", ""},
     {"tracking-table-max-keys", "",
      "keys tracked for client-side caching beyond which the oldest are forgotten and their "
      "clients told (0 = no limit)",

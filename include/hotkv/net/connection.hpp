@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <asio/awaitable.hpp>
@@ -24,6 +25,7 @@
 #include "hotkv/net/client_socket.hpp"
 #include "hotkv/net/input_buffer.hpp"
 #include "hotkv/net/shard_courier.hpp"
+#include "hotkv/net/tls_session.hpp"
 #include "hotkv/resp/parser.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/engine.hpp"
@@ -63,6 +65,8 @@ struct ConnectionHandoff {
   // the link is gone (the cached master keeps it for a partial resync).
   std::string master_input;
   std::function<void(uint32_t db)> on_master_link_closed;
+  // A TLS connection's session (its keys and sequence numbers) travels with the descriptor.
+  std::unique_ptr<TlsSession> tls;
 };
 
 class Connection : public std::enable_shared_from_this<Connection>, private PubSubSink {
@@ -97,6 +101,14 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   static constexpr size_t kLargeBufferBytes = 64 * 1024;
 
   static RateLimitedLog& protocol_log();
+
+  // Before serve(): the connection speaks TLS through `session` (connection_tls.cpp).
+  void use_tls(std::unique_ptr<TlsSession> session) { tls_ = std::move(session); }
+  // Owner thread. A TLS client that has not finished its handshake within
+  // kTlsHandshakeMs of connecting is disconnected (a client that connects and sends nothing,
+  // or too little, holds no slot for long). True if it was.
+  bool tls_handshake_overdue(int64_t now_ms);
+  static constexpr int64_t kTlsHandshakeMs = 10000;
 
  private:
   friend class ConnectionSet;
@@ -136,6 +148,13 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // then ends without closing anything.
   bool migrate();
   asio::awaitable<bool> write_output();
+  // TLS (connection_tls.cpp). read_tls reads and decrypts into in_'s free space, driving the
+  // handshake on the way, and returns like read_some: plaintext bytes, or an error (eof once
+  // the session is over). read_input is read_some or read_tls (the slow paths' reads).
+  asio::awaitable<std::tuple<std::error_code, size_t>> read_tls();
+  asio::awaitable<std::tuple<std::error_code, size_t>> read_input();
+  // Replaces out_'s plaintext with its records; false (the connection must close) on failure.
+  bool encrypt_output();
   // Replies of a request/reply exchange are written at the end of the thread's current batch
   // of ready sockets, all in one pass (ConnectionSet::defer_reply), as Redis writes before it
   // sleeps: a client that is sent its replies in one burst is woken once for them, instead
@@ -213,6 +232,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   void arm_master_ack_timer();
 
   ClientSocket socket_;
+  // Set for a TLS client (and a TLS link to a master); null on the plain path, which pays one
+  // well-predicted test of it per read and per write.
+  std::unique_ptr<TlsSession> tls_;
+  std::string tls_scratch_;  // the plaintext buffer encrypt_output swapped out, for reuse
   Engine& engine_;
   size_t shard_;
   ConnectionSet& set_;

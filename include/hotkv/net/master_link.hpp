@@ -19,11 +19,15 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 
 #include <asio/awaitable.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
+
+#include "hotkv/net/tls_context.hpp"
+#include "hotkv/net/tls_session.hpp"
 
 namespace hotkv {
 
@@ -37,8 +41,9 @@ class MasterLink {
   using Spawner = std::function<void(std::shared_ptr<Connection>)>;
   // `io` and `connections` are worker 0's; `listening_port` is the port this server listens
   // on (REPLCONF listening-port unless replica-announce-port is set).
+  // With tls-replication the link speaks TLS, with `tls`'s current client context.
   MasterLink(Engine& engine, asio::io_context& io, ConnectionSet& connections, Spawner spawn,
-             uint16_t listening_port);
+             uint16_t listening_port, TlsContextHolder& tls);
   ~MasterLink();
 
   // Worker 0's thread. The role or the master may have changed (start-up, REPLICAOF): drops
@@ -73,6 +78,10 @@ class MasterLink {
   // timeout, an error or the link being dropped.
   asio::awaitable<std::string> read_line(bool& ok);
   asio::awaitable<bool> send(const std::string& bytes);
+  // tls-replication: the TLS handshake with the master, right after the connect.
+  asio::awaitable<bool> start_tls(const std::string& where);
+  // One read of the link: plaintext into buf (decrypted with tls-replication).
+  asio::awaitable<std::tuple<std::error_code, size_t>> read_some(std::string& buf);
   // Arms the repl-timeout deadline for the next step: the socket is closed when it passes.
   void arm_deadline();
   // The image, loaded on a thread of its own; resumes on worker 0 with "" or why it failed.
@@ -95,6 +104,8 @@ class MasterLink {
   bool have_cached_master_ = false;
   uint32_t cached_db_ = 0;  // the stream's selected database when the link dropped
   std::shared_ptr<asio::ip::tcp::socket> socket_;  // during an attempt
+  TlsContextHolder& tls_contexts_;
+  std::unique_ptr<TlsSession> tls_;  // during an attempt with tls-replication
   std::string inbuf_;  // read during the handshake, not yet consumed
   asio::steady_timer deadline_;
   std::weak_ptr<Connection> conn_;

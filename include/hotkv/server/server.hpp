@@ -17,6 +17,7 @@
 
 #include "hotkv/net/connection.hpp"
 #include "hotkv/net/master_link.hpp"
+#include "hotkv/net/tls_context.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/util/config.hpp"
@@ -35,6 +36,7 @@ class Server {
   // Any thread: stop accepting, finish in-flight replies, close clients, stop the workers.
   void shutdown();
   uint16_t port() const { return port_; }
+  uint16_t tls_port() const { return tls_port_; }
 
  private:
   struct Worker {
@@ -47,7 +49,14 @@ class Server {
     std::thread thread;
   };
 
-  asio::awaitable<void> accept_loop();
+  // Accepts on the plain port, or on the tls-port (`tls`: each connection gets a TLS session
+  // of the current context), handing connections round-robin to the workers.
+  asio::awaitable<void> accept_loop(bool tls);
+  // Builds the TLS context from the tls-* settings and makes it the one new connections take.
+  // "" or why not.
+  std::string configure_tls();
+  // CONFIG SET port / tls-port: the listener moves (port 0: closes). "" or why not.
+  std::string move_listener(int64_t port, bool tls);
   void spawn_connection(asio::io_context& io, std::shared_ptr<Connection> conn);
   // Takes a connection that moves to worker `target` over there (ConnectionSet::adopt).
   void adopt_connection(size_t target, ConnectionHandoff h);
@@ -80,10 +89,13 @@ class Server {
   std::thread loader_;
   std::atomic<int> exit_code_{0};
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  std::unique_ptr<asio::ip::tcp::acceptor> tls_acceptor_;
+  TlsContextHolder tls_;
   std::unique_ptr<asio::signal_set> signals_;
   std::atomic<bool> stopping_{false};
   size_t next_worker_ = 0;
   uint16_t port_ = 0;
+  uint16_t tls_port_ = 0;
   uint64_t last_ops_total_ = 0;
   bool auto_rewrite_running_ = false;
   bool scheduled_bgsave_running_ = false;

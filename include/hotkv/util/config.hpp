@@ -127,6 +127,13 @@ class Config {
   // Accepted and reported: streams are not kept in radix-tree nodes (docs/streams.md).
   std::atomic<int64_t> stream_node_max_bytes{4096};
   std::atomic<int64_t> stream_node_max_entries{100};
+  // TLS (docs/operations.md, "TLS"): the port TLS clients connect to (0 = none), whether a
+  // replica's link to its master uses TLS, and the server-side session cache. The other tls-*
+  // settings are strings, read when a TLS context is built (net/tls_context.hpp).
+  std::atomic<int64_t> tls_port{0};
+  std::atomic<bool> tls_replication{false};
+  std::atomic<int64_t> tls_session_cache_size{20480};
+  std::atomic<int64_t> tls_session_cache_timeout{300};
 
   std::string bind() const;
   std::string requirepass() const;
@@ -178,6 +185,13 @@ class Config {
   // Called by CONFIG SET port with a new port; returns "" once the server listens there, or
   // the reason it cannot. Without a hook (start-up) the value just changes.
   void set_port_hook(std::function<std::string(int64_t port)> hook);
+  // Called by CONFIG SET tls-port like the port hook.
+  void set_tls_port_hook(std::function<std::string(int64_t port)> hook);
+  // Called once by CONFIG SET after it set any of the TLS context's settings (tls-cert-file,
+  // tls-protocols, ...), even to the values they had, as Redis reloads the certificates then;
+  // returns "" once new connections use the new configuration, or why it cannot be built
+  // (every setting of the CONFIG SET then gets its old value back).
+  void set_tls_hook(std::function<std::string()> hook);
 
  private:
   struct Entry {
@@ -185,7 +199,10 @@ class Config {
     std::function<Status(std::string_view)> set;
     bool mutable_at_runtime;
     bool hidden = false;
+    bool tls_context = false;  // applied through the TLS hook (set_tls_hook)
   };
+  // Runs the TLS hook after `names` were set; ok if none of them is a TLS context setting.
+  Status apply_tls(const std::vector<std::string>& names);
   void add(std::string name, Entry e);
   Status set_output_buffer_limits(std::string_view v);
   void add_int(std::string name, std::atomic<int64_t>& v, int64_t min, int64_t max, bool memory,
@@ -230,6 +247,25 @@ class Config {
   std::function<void(const std::string&)> loglevel_hook_;
   std::function<std::string(bool)> appendonly_hook_;
   std::function<std::string(int64_t)> port_hook_;
+  std::function<std::string(int64_t)> tls_port_hook_;
+  std::function<std::string()> tls_hook_;
+  std::string tls_cert_file_;
+  std::string tls_key_file_;
+  std::string tls_key_file_pass_;
+  std::string tls_client_cert_file_;
+  std::string tls_client_key_file_;
+  std::string tls_client_key_file_pass_;
+  std::string tls_dh_params_file_;
+  std::string tls_ca_cert_file_;
+  std::string tls_ca_cert_dir_;
+  std::string tls_auth_clients_ = "yes";
+  std::string tls_protocols_;
+  std::string tls_ciphers_;
+  std::string tls_ciphersuites_;
+  std::string tls_prefer_server_ciphers_ = "no";
+  std::string tls_session_caching_ = "yes";
+  std::string tls_replication_ = "no";
+  std::string tls_cluster_ = "no";
   std::string daemonize_ = "no";
 };
 
