@@ -153,10 +153,8 @@ void acl_cat(CommandContext& ctx) {
     if (!acl_command_in_category(spec, cat)) {
       continue;
     }
-    // A container's subcommands share its entry, so its category, as Redis lists them.
-    if (spec.subcommands.empty()) {
-      names.push_back(ascii_lower(spec.name));
-    }
+    // A container's subcommands share its entry, so its category; Redis lists both.
+    names.push_back(ascii_lower(spec.name));
     for (const std::string& sub : spec.subcommands) {
       names.push_back(ascii_lower(spec.name) + "|" + sub);
     }

@@ -269,13 +269,20 @@ const std::vector<std::string> kCategories = {
     "pubsub",   "admin",      "fast",        "slow",       "blocking",   "dangerous",
     "connection", "transaction", "scripting", "inventory", "ratelimit"};
 
-// Commands Redis counts as dangerous that carry no admin flag here: they take the whole
-// keyspace at once or can stall the server.
-bool dangerous_by_name(const std::string& n) {
-  return n == "KEYS" || n == "FLUSHDB" || n == "FLUSHALL" || n == "SWAPDB" || n == "SORT" ||
-         n == "RESTORE" || n == "MIGRATE" || n == "INFO" || n == "CLIENT" || n == "ROLE" ||
-         n == "PFDEBUG" || n == "PFSELFTEST";
+// Where Redis gives a command categories its flags do not imply (its per-command
+// acl_categories), named here so ACL CAT matches redis-server's.
+bool named(const CommandSpec& spec, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), spec.name) != names.end();
 }
+
+// Whole-keyspace or server-stalling commands that carry no admin flag.
+bool dangerous_by_name(const CommandSpec& spec) {
+  return named(spec, {"KEYS", "FLUSHDB", "FLUSHALL", "SWAPDB", "SORT", "SORT_RO", "RESTORE",
+                      "MIGRATE", "INFO", "CLIENT", "ROLE", "LASTSAVE", "PFDEBUG", "PFSELFTEST"});
+}
+
+// SORT reads lists, sets and sorted sets; Redis files it under those, not @keyspace.
+bool is_sort(const CommandSpec& spec) { return named(spec, {"SORT", "SORT_RO"}); }
 
 }  // namespace
 
@@ -284,24 +291,26 @@ const std::vector<std::string>& acl_category_names() { return kCategories; }
 bool acl_command_in_category(const CommandSpec& spec, std::string_view c) {
   const std::string& g = spec.group;
   uint32_t f = spec.flags;
-  if (c == "read") return (f & kReadOnly) != 0;
-  if (c == "write") return (f & kWrite) != 0;
-  if (c == "admin") return (f & kAdmin) != 0;
-  if (c == "dangerous") return (f & kAdmin) != 0 || dangerous_by_name(spec.name);
+  // Scripts are @scripting and @slow only: what they read or write is their commands' business.
+  bool scripting = g == "scripting";
+  if (c == "read") return (f & kReadOnly) != 0 && !scripting;
+  if (c == "write") return (f & kWrite) != 0 && !scripting;
+  if (c == "admin") return (f & kAdmin) != 0 || named(spec, {"ROLE", "LASTSAVE"});
+  if (c == "dangerous") return (f & kAdmin) != 0 || dangerous_by_name(spec);
   if (c == "fast") return (f & kFast) != 0;
   if (c == "slow") return (f & kFast) == 0;
   if (c == "blocking") return (f & kBlocking) != 0;
   if (c == "pubsub") return (f & kPubSub) != 0 || g == "pubsub";
   if (c == "keyspace") {
-    return (g == "generic" && spec.name != "WAIT") || spec.name == "DBSIZE" ||
-           spec.name == "FLUSHDB" || spec.name == "FLUSHALL" || spec.name == "SWAPDB";
+    return (g == "generic" && !is_sort(spec) && spec.name != "WAIT") ||
+           named(spec, {"DBSIZE", "FLUSHDB", "FLUSHALL", "SWAPDB"});
   }
-  if (c == "connection") return g == "connection" || spec.name == "WAIT";
+  if (c == "connection") return g == "connection" || named(spec, {"WAIT", "COMMAND"});
   if (c == "transaction") return g == "transactions";
-  if (c == "sortedset") return g == "sorted_set";
-  if (c == "set" || c == "list" || c == "hash" || c == "string" || c == "bitmap" ||
-      c == "hyperloglog" || c == "geo" || c == "stream" || c == "scripting" ||
-      c == "inventory" || c == "ratelimit") {
+  if (c == "sortedset") return g == "sorted_set" || is_sort(spec);
+  if (c == "set" || c == "list") return g == c || is_sort(spec);
+  if (c == "hash" || c == "string" || c == "bitmap" || c == "hyperloglog" || c == "geo" ||
+      c == "stream" || c == "scripting" || c == "inventory" || c == "ratelimit") {
     return g == c;
   }
   return false;
