@@ -198,6 +198,9 @@ bool client_tracking_subcommand(CommandContext& ctx) {
 TrackingCaller take_tracking_caller(ClientSession& session, const CommandSpec& spec) {
   TrackingCaller caller;
   caller.client = session.info->id;
+  if (session.user != nullptr && !session.user->unrestricted) {
+    caller.acl_user = session.user;
+  }
   // TOUCH is the one command that still touches for a NO-TOUCH client, as in Redis.
   caller.no_touch = session.info->no_touch.load(std::memory_order_relaxed) && spec.name != "TOUCH";
   uint32_t flags = session.info->tracking.load(std::memory_order_relaxed);

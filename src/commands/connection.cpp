@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "hotkv/commands/acl_session.hpp"
+#include "hotkv/commands/acl_store.hpp"
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/errors.hpp"
@@ -44,13 +46,10 @@ void cmd_ping(CommandContext& ctx) {
 
 void cmd_echo(CommandContext& ctx) { ctx.reply.bulk(ctx.arg(1)); }
 
-// Redis accepts only the default user; its password is requirepass (none = any password).
+// AUTH and HELLO AUTH: the ACL user (default's password is requirepass); a failure is an
+// "auth" entry of ACL LOG.
 bool check_password(CommandContext& ctx, std::string_view user, std::string_view pass) {
-  std::string required = ctx.engine.config().requirepass();
-  if (user != "default") {
-    return false;
-  }
-  return required.empty() || pass == required;
+  return acl_authenticate(*ctx.session, ctx.engine, ctx.arg(0), user, pass);
 }
 
 bool valid_client_name(std::string_view name) {
@@ -64,7 +63,7 @@ void cmd_auth(CommandContext& ctx) {
   }
   std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : "default";
   std::string_view pass = ctx.arg(ctx.argc() - 1);
-  if (ctx.argc() == 2 && ctx.engine.config().requirepass().empty()) {
+  if (ctx.argc() == 2 && ctx.engine.acl().default_is_open()) {
     ctx.error(err::kAuthNotConfigured);
     return;
   }
@@ -72,7 +71,6 @@ void cmd_auth(CommandContext& ctx) {
     ctx.error(err::kWrongPass);
     return;
   }
-  ctx.session->authenticated = true;
   ctx.reply.ok();
 }
 
@@ -132,6 +130,10 @@ void cmd_hello(CommandContext& ctx) {
       return;
     }
   }
+  if (has_name && !valid_client_name(name)) {
+    ctx.error(err::kClientNameChars);
+    return;
+  }
   if (has_auth && !check_password(ctx, user, pass)) {
     ctx.error(err::kWrongPass);
     return;
@@ -139,13 +141,6 @@ void cmd_hello(CommandContext& ctx) {
   if (!has_auth && !ctx.session->authenticated) {
     ctx.error(err::kHelloNoAuth);
     return;
-  }
-  if (has_name && !valid_client_name(name)) {
-    ctx.error(err::kClientNameChars);
-    return;
-  }
-  if (has_auth) {
-    ctx.session->authenticated = true;
   }
   if (has_name) {
     ctx.engine.clients().set_name(*ctx.session->info, std::string(name));
@@ -201,7 +196,9 @@ void cmd_reset(CommandContext& ctx) {
   ctx.session->info->db.store(0, std::memory_order_relaxed);
   ctx.session->reply_mode = ReplyMode::kOn;
   ctx.session->skip_this_reply = false;
-  ctx.session->authenticated = ctx.engine.config().requirepass().empty();
+  // Back to the default user, authenticated only if it needs no password (as Redis's RESET).
+  acl_start_session(*ctx.session, ctx.engine);
+  ctx.engine.clients().set_user(*ctx.session->info, "default");
   ctx.engine.clients().set_name(*ctx.session->info, "");
   ReplyWriter w(ctx.reply.buffer(), 2);
   w.simple("RESET");
@@ -361,8 +358,7 @@ void client_kill(CommandContext& ctx) {
       } else if (strcasecmp_view(opt, "LADDR")) {
         laddr = std::string(val);
       } else if (strcasecmp_view(opt, "USER")) {
-        // The default user is the only one there is.
-        if (val != "default") {
+        if (ctx.engine.acl().find(val) == nullptr) {
           ctx.error(err::no_such_user(val));
           return;
         }
@@ -410,6 +406,9 @@ void client_kill(CommandContext& ctx) {
       continue;
     }
     if (kind && kind_of(*info) != *kind) {
+      continue;
+    }
+    if (!user.empty() && ctx.engine.clients().user(*info) != user) {
       continue;
     }
     if (info->id == ctx.session->info->id) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/errors.hpp"
@@ -222,7 +223,7 @@ const char* replication_write_refusal(Engine& engine, bool from_master_link) {
 }
 
 const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
-                                 const ClientSession& session, Engine& engine,
+                                 ClientSession& session, Engine& engine,
                                  ReplyWriter& reply) {
   const CommandSpec* spec = table.find(argv[0]);
   if (spec == nullptr) {
@@ -240,9 +241,11 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
     reply.error(err::wrong_arity(argv[0]));
     return nullptr;
   }
-  if (!session.authenticated && (spec->flags & kNoAuth) == 0 &&
-      !engine.config().requirepass().empty()) {
+  if (!session.authenticated && (spec->flags & kNoAuth) == 0) {
     reply.error(err::kNoAuth);
+    return nullptr;
+  }
+  if (!acl_allows_or_reply(session, engine, *spec, argv, reply)) {
     return nullptr;
   }
   if (engine.scripts().busy() && !allowed_while_script_busy(*spec, argv) &&

@@ -2,6 +2,8 @@
 // the docs page rendered from it.
 #include "hotkv/commands/table.hpp"
 
+#include "hotkv/commands/acl_session.hpp"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -81,6 +83,7 @@ std::unique_ptr<Engine> make_engine(Config& config, const Table& table,
                                     std::vector<asio::io_context*> contexts) {
   auto engine = std::make_unique<Engine>(config, table, table.stat_slots(), std::move(contexts));
   engine->set_scripts(std::make_shared<ScriptStore>(engine->shard_count()));
+  install_acl(*engine, config, table);
   for (EngineInit init : table.engine_inits()) {
     init(*engine);
   }
@@ -102,6 +105,7 @@ const Table& command_table() {
     register_databases(t);
     register_expire(t);
     register_connection(t);
+    register_acl(t);
     register_persistence(t);
     register_pubsub(t);
     register_streams(t);

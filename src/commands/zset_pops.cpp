@@ -141,8 +141,8 @@ void cmd_bzmpop(CommandContext& ctx) {
 void register_zset_pops(Table& t) {
   // clang-format off
   t.add({"ZMPOP",    -4, kWrite, key_finder(0, 0, 0, numkeys_at1_keys), cmd_zmpop, "sorted_set", "ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]", "Pops the lowest or highest scoring members from the first non-empty sorted set of several."});
-  t.add({"BZPOPMIN", -3, kWrite | kBlocking | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_bzpopmin, "sorted_set", "BZPOPMIN key [key ...] timeout", "Pops the lowest scoring member of the first non-empty sorted set, waiting up to timeout seconds (0: for ever) for one."});
-  t.add({"BZPOPMAX", -3, kWrite | kBlocking | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_bzpopmax, "sorted_set", "BZPOPMAX key [key ...] timeout", "Pops the highest scoring member of the first non-empty sorted set, waiting up to timeout seconds (0: for ever) for one."});
+  t.add({"BZPOPMIN", -3, kWrite | kBlocking | kFast | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_bzpopmin, "sorted_set", "BZPOPMIN key [key ...] timeout", "Pops the lowest scoring member of the first non-empty sorted set, waiting up to timeout seconds (0: for ever) for one."});
+  t.add({"BZPOPMAX", -3, kWrite | kBlocking | kFast | kNoScript | kServesReadyKey, keys(1, -2, 1), cmd_bzpopmax, "sorted_set", "BZPOPMAX key [key ...] timeout", "Pops the highest scoring member of the first non-empty sorted set, waiting up to timeout seconds (0: for ever) for one."});
   t.add({"BZMPOP",   -5, kWrite | kBlocking | kNoScript | kServesReadyKey, key_finder(0, 0, 0, numkeys_at2_keys), cmd_bzmpop, "sorted_set", "BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]", "ZMPOP that waits up to timeout seconds (0: for ever) for one of the sorted sets to have a member."});
   // clang-format on
 }

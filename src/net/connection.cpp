@@ -10,6 +10,7 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 
+#include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_server.hpp"
@@ -75,7 +76,7 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
   info->created_ms = unix_ms();
   info->last_interaction_ms.store(info->created_ms, std::memory_order_relaxed);
   session_.info = info;
-  session_.authenticated = engine_.config().requirepass().empty();
+  acl_start_session(session_, engine_);
 }
 
 Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shard,

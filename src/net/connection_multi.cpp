@@ -5,6 +5,7 @@
 // one log record per shard, closed together, so a crash keeps all of the transaction or none.
 #include <algorithm>
 
+#include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/script_helpers.hpp"
@@ -83,12 +84,20 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   }
   std::sort(shards.begin(), shards.end());
 
+  // ACL rules are checked again at EXEC, here on the client's thread, as Redis does: a
+  // command the user may no longer run gets -NOPERM in its place and the others still run.
+  std::vector<std::string> refusals(txn.queue.size());
+  for (size_t i = 0; i < txn.queue.size(); ++i) {
+    views.assign(txn.queue[i].args.begin(), txn.queue[i].args.end());
+    refusals[i] = acl_exec_refusal(session_, engine_, *txn.queue[i].spec, views);
+  }
+
   Engine* engine = &engine_;
   ClientSession* session = &session_;
   uint32_t start_db = session_.db;
   TrackingCaller caller = caller_;
-  auto run = [engine, session, proto, start_db, caller, &txn, &watch](size_t exec_shard,
-                                                                      bool multi_shard) {
+  auto run = [engine, session, proto, start_db, caller, &txn, &watch, &refusals](
+                 size_t exec_shard, bool multi_shard) {
     ScopedTrackingCaller as(caller);
     std::string replies;
     // A SELECT queued in the transaction moves the commands after it to its database.
@@ -102,7 +111,13 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     w.array(txn.queue.size());
     std::vector<size_t> logged;
     std::vector<std::string_view> argv;
-    for (const QueuedCommand& q : txn.queue) {
+    for (size_t qi = 0; qi < txn.queue.size(); ++qi) {
+      const QueuedCommand& q = txn.queue[qi];
+      if (!refusals[qi].empty()) {
+        w.error(refusals[qi]);
+        count_error_reply(*engine, refusals[qi]);
+        continue;
+      }
       argv.assign(q.args.begin(), q.args.end());
       ClientSession* s = (q.spec->flags & kConnection) != 0 ? session : nullptr;
       execute_command(*q.spec, argv, *engine, engine->shard(exec_shard), multi_shard, s, db, w,

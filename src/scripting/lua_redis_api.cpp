@@ -18,6 +18,7 @@ extern "C" {
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
@@ -287,6 +288,11 @@ int run_command(lua_State* L, LuaVm& vm) {
     mark_error_counted(L);
     return 1;
   };
+  // The user who called the script must be allowed each command it runs (one pointer test
+  // when that user's rules allow everything).
+  if (const char* refusal = acl_script_refusal(ctx.engine, *spec, argv)) {
+    return reject(refusal);
+  }
   if ((spec->flags & kWrite) != 0 && call->read_only) {
     return reject(err::kCallWriteReadOnly);
   }

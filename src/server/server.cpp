@@ -16,6 +16,7 @@
 #include <asio/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/memory_figures.hpp"
 #include "hotkv/commands/rdb_snapshots.hpp"
@@ -114,6 +115,9 @@ void open_listener(asio::ip::tcp::acceptor& acc, const asio::ip::address& addr, 
 }  // namespace
 
 std::string Server::listen() {
+  if (std::string acl_error = load_acl_at_startup(*engine_, config_); !acl_error.empty()) {
+    return acl_error;
+  }
   asio::io_context& io = workers_[0]->io;
   std::error_code ec;
   auto addr = asio::ip::make_address(config_.bind(), ec);

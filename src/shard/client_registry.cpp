@@ -61,15 +61,27 @@ void ClientRegistry::set_lib(ClientInfo& info, const std::string* lib_name,
   }
 }
 
+void ClientRegistry::set_user(ClientInfo& info, std::string user) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  info.user = std::move(user);
+}
+
+std::string ClientRegistry::user(const ClientInfo& info) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return info.user;
+}
+
 std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
                                      std::string_view cmd_name) const {
   std::string name;
   std::string lib_name;
   std::string lib_ver;
+  std::string user;
   bool no_evict = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     name = info.name;
+    user = info.user;
     lib_name = info.lib_name;
     lib_ver = info.lib_ver;
     no_evict = info.no_evict;
@@ -127,13 +139,13 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   return fmt::format(
       "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} ssub=0 "
       "multi={} qbuf={} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem={} "
-      "tot-mem={} events=r cmd={} user=default redir={} resp={} lib-name={} lib-ver={} "
+      "tot-mem={} events=r cmd={} user={} redir={} resp={} lib-name={} lib-ver={} "
       "thread={}",
       info.id, info.addr, info.laddr, info.fd, name, age < 0 ? 0 : age, idle < 0 ? 0 : idle, flags,
       info.db.load(std::memory_order_relaxed), info.channels.load(std::memory_order_relaxed),
       info.patterns.load(std::memory_order_relaxed), multi,
       info.query_buffer.load(std::memory_order_relaxed),
-      info.output_buffer.load(std::memory_order_relaxed), memory_of(info), cmd_name, redir,
+      info.output_buffer.load(std::memory_order_relaxed), memory_of(info), cmd_name, user, redir,
       info.resp.load(std::memory_order_relaxed), lib_name, lib_ver,
       info.shard.load(std::memory_order_relaxed));
 }

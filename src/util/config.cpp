@@ -293,7 +293,22 @@ Config::Config() {
     add_int(name, min_replicas_max_lag, 0, INT32_MAX, false, true);
   }
   add_string("bind", bind_, false);
-  add_string("requirepass", requirepass_, true);
+  add("requirepass", Entry{[this] { return requirepass(); },
+                           [this](std::string_view v) -> Status {
+                             std::function<void(const std::string&)> hook;
+                             {
+                               std::lock_guard<std::mutex> lock(strings_mutex_);
+                               requirepass_.assign(v);
+                               hook = requirepass_hook_;
+                             }
+                             if (hook) {
+                               hook(std::string(v));
+                             }
+                             return {};
+                           },
+                           true});
+  add_string("aclfile", aclfile_, false);
+  add_int("acllog-max-len", acllog_max_len, 0, INT32_MAX, false, true);
   add_string("logfile", logfile_, false);
   // Compatibility settings that tools such as redis-benchmark read at start-up.
   add_string("save", save_, true);
@@ -655,6 +670,16 @@ Status Config::apply_tls(const std::vector<std::string>& names) {
   return {};
 }
 
+void Config::set_requirepass_hook(std::function<void(const std::string&)> hook) {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  requirepass_hook_ = std::move(hook);
+}
+
+std::vector<std::string> Config::user_lines() const {
+  std::lock_guard<std::mutex> lock(strings_mutex_);
+  return user_lines_;
+}
+
 void Config::set_loglevel_hook(std::function<void(const std::string&)> hook) {
   std::lock_guard<std::mutex> lock(strings_mutex_);
   loglevel_hook_ = std::move(hook);
@@ -784,6 +809,17 @@ Status Config::load_file(const std::string& path) {
     }
     if (words.size() < 2) {
       return Status::invalid_argument(where + ": expected 'name value'");
+    }
+    if (ascii_lower(words[0]) == "user") {
+      // An ACL user, loaded once the server starts (commands/acl_store.hpp).
+      std::string rule_line = "user";
+      for (size_t i = 1; i < words.size(); ++i) {
+        rule_line += ' ';
+        rule_line += words[i];
+      }
+      std::lock_guard<std::mutex> lock(strings_mutex_);
+      user_lines_.push_back(std::move(rule_line));
+      continue;
     }
     // Settings of several words ("replicaof host port", "save 900 1") take them all, as one
     // space-separated value.

@@ -11,6 +11,12 @@ namespace {
 
 // In name order (settings_help() hands it out as is; a unit test checks the order).
 constexpr SettingHelp kSettings[] = {
+    {"aclfile", "",
+     "file of ACL users (`user <name> <rules...>` lines) loaded at start-up and by ACL LOAD, "
+     "written by ACL SAVE; a config file with `user` lines and an aclfile does not start",
+     ""},
+    {"acllog-max-len", "", "the most entries ACL LOG keeps (refused commands, keys, channels "
+     "and logins)", ""},
     {"appenddirname", "", "the log directory inside `dir`", ""},
     {"appendfilename", "", "prefix of the log's manifest and file names", ""},
     {"appendfsync", "",
@@ -153,7 +159,9 @@ constexpr SettingHelp kSettings[] = {
     {"replicaof", "",
      "`host port` of the master to follow at start-up (REPLICAOF changes it at run time)", ""},
     {"requirepass", "",
-     "password of the `default` user; every command but AUTH and HELLO gets -NOAUTH first", ""},
+     "password of the `default` user (ACL: it replaces default's passwords; empty makes it "
+     "nopass); a connection not logged in gets -NOAUTH for every command but AUTH and HELLO",
+     ""},
     {"save", "", "accepted and reported for tools that read it; snapshots are taken on request "
                  "(SAVE, BGSAVE)", ""},
     {"set-max-intset-entries", "",

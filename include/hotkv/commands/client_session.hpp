@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hotkv/commands/acl_user.hpp"
 #include "hotkv/shard/client_registry.hpp"
 #include "hotkv/shard/replica_snapshot.hpp"
 #include "hotkv/shard/replication.hpp"
@@ -73,6 +74,11 @@ struct ClientSession {
   int resp = 2;
   uint32_t db = 0;  // SELECT's database; also published in info->db for CLIENT LIST
   bool authenticated = false;
+  // The ACL user this connection runs as: its name, and the snapshot of its rules taken at
+  // store epoch acl_epoch (commands/acl_session.hpp refreshes it when the epoch moves).
+  std::string user_name = "default";
+  std::shared_ptr<const AclUser> user;
+  uint64_t acl_epoch = 0;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool skip_this_reply = false;  // CLIENT REPLY SKIP applies to the next command only
   // Pub/sub pushes are never silenced (Redis sends subscribe confirmations and messages even

@@ -40,11 +40,11 @@ struct Route {
 const char* replication_write_refusal(Engine& engine, bool from_master_link);
 
 // Looks the command up and checks, in Redis 7's order, that it and its subcommand exist, its
-// arity, authentication, a busy script, loading, the RESP2 subscribed context and a broken
+// arity, authentication, ACL permissions (which may refresh the session's user), a busy script, loading, the RESP2 subscribed context and a broken
 // log. On failure writes the error reply (Redis's texts) and returns nullptr; the caller
 // counts it (count_error_reply), since a refused command never reaches execute_command.
 const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
-                                 const ClientSession& session, Engine& engine,
+                                 ClientSession& session, Engine& engine,
                                  ReplyWriter& reply);
 
 // Decides where the command runs. `home` is the caller's shard.

@@ -19,6 +19,7 @@ void register_expire(Table& t);   // TTLs
 void register_persistence(Table& t);  // BGREWRITEAOF, SAVE, BGSAVE, LASTSAVE
 void register_replication(Table& t);  // REPLICAOF, SLAVEOF, ROLE, REPLCONF
 void register_replication_sync(Table& t);  // SYNC, PSYNC, WAIT
+void register_acl(Table& t);  // ACL: users, their permissions and ACL LOG
 void register_connection(Table& t);  // HELLO, AUTH, CLIENT, SELECT, QUIT, RESET
 void register_streams(Table& t);  // streams, consumer groups and XINFO
 void register_pubsub(Table& t);      // SUBSCRIBE, PUBLISH, PUBSUB, ...

@@ -65,6 +65,7 @@ struct ClientInfo {
   std::string name;
   std::string lib_name;
   std::string lib_ver;
+  std::string user = "default";  // the ACL user it authenticated as (CLIENT LIST user=)
   bool no_evict = false;
 };
 
@@ -80,6 +81,8 @@ class ClientRegistry {
   void set_name(ClientInfo& info, std::string name);
   std::string name(const ClientInfo& info) const;
   void set_no_evict(ClientInfo& info, bool on);
+  void set_user(ClientInfo& info, std::string user);
+  std::string user(const ClientInfo& info) const;
   void set_lib(ClientInfo& info, const std::string* lib_name, const std::string* lib_ver);
   // CLIENT LIST line for one client, as Redis formats it.
   std::string describe(const ClientInfo& info, int64_t now_ms, std::string_view cmd_name) const;

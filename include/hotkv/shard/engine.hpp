@@ -77,6 +77,7 @@ struct ServerStats {
 };
 
 class ScriptStore;
+class AclStore;
 class RdbSaver;
 class Eviction;
 
@@ -140,6 +141,9 @@ class Engine {
   ScriptStore& scripts() { return *scripts_; }
   // shared_ptr: the shard layer does not know the type it destroys.
   void set_scripts(std::shared_ptr<ScriptStore> s) { scripts_ = std::move(s); }
+  // ACL users and ACL LOG (commands/acl_store.hpp); shared_ptr for the same reason.
+  AclStore& acl() { return *acl_; }
+  void set_acl(std::shared_ptr<AclStore> a) { acl_ = std::move(a); }
   // Publishes a keyspace notification (notify-keyspace-events) if its class is enabled and
   // anybody listens, on database `db`'s channels. Any thread.
   void notify_keyspace_event(uint32_t db, uint32_t type_flag, std::string_view event,
@@ -323,6 +327,7 @@ class Engine {
   std::unique_ptr<Tracking> tracking_;
   std::unique_ptr<Eviction> eviction_;
   std::shared_ptr<ScriptStore> scripts_;
+  std::shared_ptr<AclStore> acl_;
   int64_t start_unix_ms_;
   const int64_t* manual_clock_ = nullptr;
   std::atomic<bool> loading_{false};

@@ -28,6 +28,7 @@ namespace hotkv {
 
 class Engine;
 class Shard;
+struct AclUser;
 
 // Whose command is running on this thread, as far as tracking cares.
 struct TrackingCaller {
@@ -35,6 +36,9 @@ struct TrackingCaller {
   bool track_reads = false;  // tracking on, not BCAST, and OPTIN/OPTOUT allow this command
   // CLIENT NO-TOUCH: the command leaves the access clocks of the keys it reads alone.
   bool no_touch = false;
+  // The caller's ACL user when its rules restrict anything (null: everything is allowed), so
+  // the commands a script runs are checked for it wherever the script runs.
+  std::shared_ptr<const AclUser> acl_user;
 };
 
 // The caller of the command running on this thread (any thread).

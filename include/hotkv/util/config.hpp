@@ -140,6 +140,10 @@ class Config {
   // The bytes all clients together may hold (maxmemory-clients; 0: no limit). A percentage
   // of an unlimited maxmemory is no limit, as in Redis.
   uint64_t client_memory_limit() const;
+  // ACL LOG keeps at most this many entries.
+  std::atomic<int64_t> acllog_max_len{128};
+  // `user <name> <rules...>` lines of the config file, in order (ACL users defined there).
+  std::vector<std::string> user_lines() const;
   std::string loglevel() const;
   std::string logfile() const;
   std::string config_file() const;
@@ -177,6 +181,8 @@ class Config {
   // Fails with kNotFound (cannot open it), or with the message "<file>:<line>: <reason>".
   Status load_file(const std::string& path);
 
+  // Called after requirepass changes (the default user's password follows it).
+  void set_requirepass_hook(std::function<void(const std::string&)> hook);
   // Called after loglevel changes so the logger can follow.
   void set_loglevel_hook(std::function<void(const std::string&)> hook);
   // Called by CONFIG SET appendonly when the value changes; returns "" to accept it or the
@@ -245,6 +251,9 @@ class Config {
   std::string appendfilename_ = "appendonly.aof";
   std::string appenddirname_ = "appendonlydir";
   std::function<void(const std::string&)> loglevel_hook_;
+  std::function<void(const std::string&)> requirepass_hook_;
+  std::string aclfile_;
+  std::vector<std::string> user_lines_;
   std::function<std::string(bool)> appendonly_hook_;
   std::function<std::string(int64_t)> port_hook_;
   std::function<std::string(int64_t)> tls_port_hook_;
