@@ -170,14 +170,15 @@ def many_stalled_senders_keep_the_server_bounded(t, srv):
         assert r.config_set("maxmemory-clients", "16mb")
         socks = [stalled_sender(s.port, 4 * MB) for _ in range(12)]
         try:
+            # Eviction runs as buffers grow and from the cron (every 100 ms): the rest fit
+            # within moments, not necessarily at the instant the last byte arrived.
             def settled():
-                lines = [c for c in r.client_list() if int(c["qbuf"]) >= MB]
-                return len(lines) <= 4 and evicted_clients(r) >= 8
-            wait_for(settled, "the big clients to be evicted down to the limit", 10)
-            held = sum(int(c["qbuf"]) for c in r.client_list())
+                held = sum(int(c["qbuf"]) for c in r.client_list())
+                big = [c for c in r.client_list() if int(c["qbuf"]) >= MB]
+                return held <= 16 * MB and len(big) <= 4 and evicted_clients(r) >= 8 and [held]
+            [held] = wait_for(settled, "the big clients to be evicted down to the limit", 10)
             print("    evicted %d clients; the rest hold %.1f MB of query buffers"
                   % (evicted_clients(r), held / MB))
-            assert held <= 16 * MB, held
             assert r.ping() is True
         finally:
             for x in socks:

@@ -24,7 +24,7 @@ import redis
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import (ConnectionClosed, DataDir, RawClient, case, hotkv_only,  # noqa: E402
+from server import (ConnectionClosed, DataDir, RawClient, case, free_port, hotkv_only,  # noqa: E402
                     run_cases, spread_keys, wait_rewrite_done)
 
 import server as harness  # noqa: E402
@@ -293,7 +293,8 @@ def torn_tail_is_truncated_and_corrupt_middle_refused(t, srv):
             b = f.read(1)
             f.seek(size // 2)
             f.write(bytes([b[0] ^ 0xFF]))
-        cmd = t.server(extra_args=d.args("always")).command(0)
+        # A real port: with no listener at all (port 0) the server stops before it loads.
+        cmd = t.server(extra_args=d.args("always")).command(free_port())
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
         assert out.returncode == 1, (out.returncode, out.stdout, out.stderr)
         text = out.stdout + out.stderr
