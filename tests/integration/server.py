@@ -55,6 +55,31 @@ def wait_for(cond, what, timeout=10.0, tolerate=()):
                          % (timeout, what, " (last error: %r)" % last if last else ""))
 
 
+def silent_reader(port, *args):
+    """A raw client that sends one command and never reads the reply (output limits)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    parts = ["*%d\r\n" % len(args)] + ["$%d\r\n%s\r\n" % (len(a), a) for a in args]
+    s.sendall("".join(parts).encode())
+    return s
+
+
+def closed_by_server(s, timeout):
+    """True once the server has closed the connection (reading through what it sent)."""
+    s.settimeout(0.2)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            data = s.recv(1 << 20)
+            if not data:
+                return True
+        except socket.timeout:
+            continue
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+    return False
+
+
 def set_refused(c, key, value, error):
     """SET key value through the redis-py client `c`: True if the server refused it with an
     error containing `error` (any other error fails the test), False if it took it."""

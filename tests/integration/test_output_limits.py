@@ -18,7 +18,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import case, run_cases, wait_for  # noqa: E402
+from server import case, closed_by_server, run_cases, silent_reader, wait_for  # noqa: E402
 
 MB = 1024 * 1024
 
@@ -26,31 +26,6 @@ MB = 1024 * 1024
 def make_big_values(r, count, size):
     for i in range(count):
         r.setrange("big:%d" % i, size - 1, "x")  # zero-filled, `size` bytes, made at once
-
-
-def silent_reader(port, *args):
-    """Sends one command and never reads the reply."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=30)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
-    parts = ["*%d\r\n" % len(args)] + ["$%d\r\n%s\r\n" % (len(a), a) for a in args]
-    s.sendall("".join(parts).encode())
-    return s
-
-
-def closed_by_server(s, timeout):
-    """True once the server has closed the connection (reading through what it sent)."""
-    s.settimeout(0.2)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            data = s.recv(1 << 20)
-            if not data:
-                return True
-        except socket.timeout:
-            continue
-        except (ConnectionResetError, BrokenPipeError):
-            return True
-    return False
 
 
 class LatencyProbe:
