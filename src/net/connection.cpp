@@ -130,7 +130,10 @@ void Connection::park_if_idle(int64_t now_ms) {
 
 void Connection::note_large_buffer() {
   if (uint64_t limit = engine_.config().client_memory_limit(); limit != 0) {
-    engine_.clients().evict_over(limit, unix_ms_coarse());
+    const ClientInfo& info = *session_.info;
+    bool urgent = !info.no_evict && !info.evicted.load(std::memory_order_relaxed) &&
+                  ClientRegistry::memory_of(info) > limit;
+    engine_.clients().evict_over(limit, unix_ms_coarse(), urgent);
   }
 }
 

@@ -7,7 +7,9 @@
 //
 // The pass reads every client's published buffer sizes (atomics the connections keep for
 // CLIENT LIST), so it costs nothing per request: it runs from the cron and when one client's
-// buffer grows large (Connection::note_large_buffer), at most once per 10 ms in all.
+// buffer grows large (Connection::note_large_buffer), at most once per 10 ms in all, except for
+// a client over the whole limit by itself: its pass runs at once, before its reply is written
+// (a 30 MB reply to a client that reads would otherwise be delivered before the next pass).
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -30,13 +32,16 @@ uint64_t ClientRegistry::memory_of(const ClientInfo& info) {
          info.output_buffer.load(std::memory_order_relaxed);
 }
 
-size_t ClientRegistry::evict_over(uint64_t limit, int64_t now_ms) {
+size_t ClientRegistry::evict_over(uint64_t limit, int64_t now_ms, bool urgent) {
   if (limit == 0) {
     return 0;
   }
   int64_t last = last_eviction_pass_ms_.load(std::memory_order_relaxed);
-  if (now_ms - last < kPassIntervalMs ||
-      !last_eviction_pass_ms_.compare_exchange_strong(last, now_ms, std::memory_order_relaxed)) {
+  if (urgent) {
+    last_eviction_pass_ms_.store(now_ms, std::memory_order_relaxed);
+  } else if (now_ms - last < kPassIntervalMs ||
+             !last_eviction_pass_ms_.compare_exchange_strong(last, now_ms,
+                                                             std::memory_order_relaxed)) {
     return 0;  // another thread's pass is this one
   }
   std::vector<std::pair<uint64_t, std::shared_ptr<ClientInfo>>> candidates;

@@ -91,8 +91,10 @@ class ClientRegistry {
   // holding: its query and output buffers plus a connection's fixed part.
   static uint64_t memory_of(const ClientInfo& info);
   // While all clients together hold more than limit bytes, disconnects the evictable clients
-  // holding the most; returns how many. One pass per 10 ms at most, whoever asks.
-  size_t evict_over(uint64_t limit, int64_t now_ms);
+  // holding the most; returns how many. One pass per 10 ms at most, whoever asks, unless
+  // `urgent`: the asking client holds more than the whole limit by itself (a reply being
+  // written drains while the pass waits its turn, and would leave with the client).
+  size_t evict_over(uint64_t limit, int64_t now_ms, bool urgent = false);
   uint64_t evicted_clients() const { return evicted_.load(std::memory_order_relaxed); }
   void reset_evicted_clients() { evicted_.store(0, std::memory_order_relaxed); }
 
