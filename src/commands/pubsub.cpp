@@ -73,7 +73,20 @@ void cmd_unsubscribe(CommandContext& ctx) { unsubscribe_generic(ctx, false); }
 void cmd_punsubscribe(CommandContext& ctx) { unsubscribe_generic(ctx, true); }
 
 void cmd_publish(CommandContext& ctx) {
-  size_t n = ctx.engine.pubsub().publish(ctx.arg(1), ctx.arg(2));
+  PubSubHub& hub = ctx.engine.pubsub();
+  // A message published after a write (in MULTI, a script, a pipeline) reaches no subscriber
+  // before that write is durable (Shard::after_log). Inside a multi-shard operation the
+  // writes may be pending on any of its shards: it is held until the operation has flushed
+  // them all (Engine::flush_logs).
+  if (!ctx.multi_shard && !ctx.shard.pushes_wait()) {
+    ctx.reply.integer(static_cast<int64_t>(hub.publish(ctx.arg(1), ctx.arg(2))));
+    return;
+  }
+  auto prepared = std::make_shared<PubSubHub::Prepared>(hub.prepare(ctx.arg(1), ctx.arg(2)));
+  size_t n = prepared->receivers;
+  if (n > 0) {
+    ctx.shard.after_log([&hub, prepared] { hub.send(*prepared); }, ctx.multi_shard);
+  }
   ctx.reply.integer(static_cast<int64_t>(n));
 }
 

@@ -128,7 +128,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     }
     close_records(*engine, logged);
     // The replies leave only once the whole transaction is written (and synced with always).
-    engine->flush_logs(logged);
+    engine->flush_logs(logged, exec_shard);
     return replies;
   };
 

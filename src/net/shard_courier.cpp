@@ -89,13 +89,13 @@ asio::awaitable<void> ShardCourier::run_atomic_bag(AtomicBag bag) {
   Engine* engine = &engine_;
   AtomicBag* parcels = &bag;
   // A named task, not a temporary inside co_await (GCC 12).
-  auto task = [engine, parcels, &involved]() {
+  auto task = [engine, parcels, &involved, home = home_]() {
     for (AtomicParcel& p : *parcels) {
       p.work();
     }
     // Every part is written (and synced with always) while the shards are still parked, so
     // no later command on any of them can be logged ahead of an incomplete operation.
-    engine->flush_logs(involved);
+    engine->flush_logs(involved, home);
     return 0;
   };
   bool refused = false;

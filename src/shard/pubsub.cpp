@@ -168,36 +168,67 @@ void PubSubHub::drain(Outbox& box) {
   items.clear();
 }
 
+void PubSubHub::enqueue(const Delivery& d) {
+  for (asio::io_context* io : d.receivers->threads) {
+    Outbox& box = outbox_for(io);
+    std::lock_guard box_lock(box.mu);
+    box.items.push_back(d);
+    if (!box.drain_posted) {
+      box.drain_posted = true;
+      Outbox* b = &box;
+      asio::post(*io, [b] { drain(*b); });
+    }
+  }
+}
+
 size_t PubSubHub::publish(std::string_view channel, std::string_view payload) {
   if (idle()) {
     return 0;
   }
   size_t receivers = 0;
-  auto enqueue = [&](const std::shared_ptr<const Receivers>& r, std::string_view pattern) {
+  auto deliver = [&](const std::shared_ptr<const Receivers>& r, std::string_view pattern) {
     receivers += r->clients.size();
-    auto message = make_message(pattern, channel, payload);
-    for (asio::io_context* io : r->threads) {
-      Outbox& box = outbox_for(io);
-      std::lock_guard box_lock(box.mu);
-      box.items.push_back(Delivery{message, r});
-      if (!box.drain_posted) {
-        box.drain_posted = true;
-        Outbox* b = &box;
-        asio::post(*io, [b] { drain(*b); });
-      }
-    }
+    enqueue(Delivery{make_message(pattern, channel, payload), r});
   };
   std::shared_lock lock(mu_);
   auto it = channels_.find(channel);
   if (it != channels_.end()) {
-    enqueue(it->second, {});
+    deliver(it->second, {});
   }
   for (const auto& [pattern, r] : patterns_) {
     if (glob_match(pattern, channel, false)) {
-      enqueue(r, pattern);
+      deliver(r, pattern);
     }
   }
   return receivers;
+}
+
+PubSubHub::Prepared PubSubHub::prepare(std::string_view channel, std::string_view payload) const {
+  Prepared p;
+  if (idle()) {
+    return p;
+  }
+  auto add = [&](const std::shared_ptr<const Receivers>& r, std::string_view pattern) {
+    p.receivers += r->clients.size();
+    p.parts.push_back(Delivery{make_message(pattern, channel, payload), r});
+  };
+  std::shared_lock lock(mu_);
+  auto it = channels_.find(channel);
+  if (it != channels_.end()) {
+    add(it->second, {});
+  }
+  for (const auto& [pattern, r] : patterns_) {
+    if (glob_match(pattern, channel, false)) {
+      add(r, pattern);
+    }
+  }
+  return p;
+}
+
+void PubSubHub::send(const Prepared& p) {
+  for (const Delivery& d : p.parts) {
+    enqueue(d);
+  }
 }
 
 std::vector<std::string> PubSubHub::channels(std::string_view pattern) const {

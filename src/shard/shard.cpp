@@ -26,24 +26,40 @@ Shard::Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_
   log_.set_after_flush([this](bool ok) { after_log_flush(ok); });
 }
 
-void Shard::publish_after_log(PubSubHub& hub, std::string_view channel,
-                              std::string_view payload) {
-  if (!log_.needs_flush() && held_events_.empty()) {
-    hub.publish(channel, payload);
+void Shard::after_log(std::function<void()> send, bool hold) {
+  if (!hold && !pushes_wait()) {
+    send();
     return;
   }
-  held_events_.push_back(HeldEvent{&hub, std::string(channel), std::string(payload)});
+  held_pushes_.push_back(std::move(send));
+}
+
+void Shard::publish_after_log(PubSubHub& hub, std::string_view channel,
+                              std::string_view payload) {
+  if (!pushes_wait()) {
+    hub.publish(channel, payload);  // the common case, without a copy of the message
+    return;
+  }
+  after_log([&hub, channel = std::string(channel), payload = std::string(payload)] {
+    hub.publish(channel, payload);
+  });
+}
+
+void Shard::release_pushes() {
+  if (!held_pushes_.empty() && !log_.needs_flush()) {
+    after_log_flush(true);
+  }
 }
 
 void Shard::after_log_flush(bool ok) {
   if (ok) {
-    if (held_events_.empty()) {
+    if (held_pushes_.empty()) {
       return;
     }
-    std::vector<HeldEvent> events;
-    events.swap(held_events_);
-    for (const HeldEvent& e : events) {
-      e.hub->publish(e.channel, e.payload);
+    std::vector<std::function<void()>> pushes;
+    pushes.swap(held_pushes_);
+    for (auto& send : pushes) {
+      send();
     }
     return;
   }

@@ -153,7 +153,13 @@ void Tracking::key_changed_slow(Shard& owner, std::string_view key, bool expired
   if (owner_tracks(owner)) {
     std::vector<uint64_t> ids = table_of(owner).take(key);
     if (!ids.empty()) {
-      notify_clients(std::string(key), ids, writer);
+      // Like every push about a write, it leaves once the write is durable (Shard::after_log).
+      if (!owner.pushes_wait()) {
+        notify_clients(std::string(key), ids, writer, caller.client);
+      } else {
+        owner.after_log([this, key = std::string(key), ids = std::move(ids), writer,
+                         cause = caller.client] { notify_clients(key, ids, writer, cause); });
+      }
     }
   }
   if (bcast_prefixes_.load(std::memory_order_relaxed) == 0) {
@@ -184,6 +190,11 @@ void Tracking::key_changed_slow(Shard& owner, std::string_view key, bool expired
 }
 
 void Tracking::broadcast(Shard& owner) {
+  if (owner.pushes_wait()) {
+    // The changes are not durable yet: the whole batch goes out after the flush.
+    owner.after_log([this, s = &owner] { broadcast(*s); });
+    return;
+  }
   ShardTracking& st = owner.tracking();
   st.bcast_flush_posted = false;
   auto changed = std::move(st.bcast_changed);
@@ -227,8 +238,7 @@ void Tracking::broadcast(Shard& owner) {
 }
 
 void Tracking::notify_clients(const std::string& key, const std::vector<uint64_t>& ids,
-                              uint64_t writer) {
-  uint64_t cause = current_tracking_caller().client;
+                              uint64_t writer, uint64_t cause) {
   for (uint64_t id : ids) {
     auto c = engine_.clients().find(id);
     if (!c) {

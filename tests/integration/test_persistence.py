@@ -24,8 +24,8 @@ import redis
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from server import (ConnectionClosed, DataDir, RawClient, case, free_port, hotkv_only,  # noqa: E402
-                    run_cases, spread_keys, wait_rewrite_done)
+from server import (ConnectionClosed, DataDir, Push, RawClient, case, encode_command, free_port,  # noqa: E402
+                    hotkv_only, run_cases, spread_keys, wait_rewrite_done)
 
 import server as harness  # noqa: E402
 
@@ -417,25 +417,34 @@ def full_disk_refuses_writes_with_misconf_then_recovers(t, srv):
 def full_disk_under_always_stops_without_acknowledging(t, srv):
     """appendfsync always: when a record cannot be written the server exits (status 1, as
     Redis) instead of answering: the write that hit the full disk gets no reply, every write
-    that got OK is there after a restart, and a keyspace-event subscriber heard only of
-    writes that were on disk."""
+    that got OK is there after a restart, and no client heard of a write that was not on disk:
+    not a keyspace-event subscriber, not a subscriber of the message each transaction
+    PUBLISHes after its write, not a client-side cache told to drop the key (BCAST)."""
     with DataDir() as d:
         proc, port, c = start_with_small_disk(t, d, "always")
-        heard = []
+        heard = []        # keys a keyspace event or an order message was about
+        invalidated = []  # keys the tracking client was told changed
         try:
             assert c.call("CONFIG", "SET", "notify-keyspace-events", "K$") == "OK"
             sub = RawClient(port)
             sub.call("PSUBSCRIBE", "__keyspace@0__:k:*")
+            sub.call("SUBSCRIBE", "orders")
+            cache = RawClient(port)
+            cache.call("HELLO", "3")
+            assert cache.call("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "k:") == "OK"
             acked = []
             outcome = None
             for i in range(20000):
+                key = "k:%d" % i
                 try:
-                    r = c.call("SET", "k:%d" % i, "x" * 40)
+                    c.send(encode_command("MULTI") + encode_command("SET", key, "x" * 40) +
+                           encode_command("PUBLISH", "orders", key) + encode_command("EXEC"))
+                    replies = [c.read_reply() for _ in range(4)]
                 except (ConnectionClosed, OSError) as e:
                     outcome = "closed: %r" % (e,)
                     break
-                if r != "OK":
-                    outcome = "refused: %r" % (r,)
+                if not isinstance(replies[3], list) or replies[3][0] != "OK":
+                    outcome = "refused: %r" % (replies,)
                     break
                 acked.append(i)
             assert outcome is not None and outcome.startswith("closed"), outcome
@@ -445,7 +454,17 @@ def full_disk_under_always_stops_without_acknowledging(t, srv):
             try:
                 while True:
                     m = sub.read_reply()
-                    heard.append(m[2][len("__keyspace@0__:"):])
+                    if m[0] == "pmessage":
+                        heard.append(m[2][len("__keyspace@0__:"):])
+                    elif m[0] == "message":
+                        heard.append(m[2])
+            except (ConnectionClosed, OSError):
+                pass
+            try:
+                while True:
+                    m = cache.read_reply()
+                    if isinstance(m, Push) and m[0] == "invalidate" and m[1]:
+                        invalidated.extend(m[1])
             except (ConnectionClosed, OSError):
                 pass
         finally:
@@ -457,10 +476,12 @@ def full_disk_under_always_stops_without_acknowledging(t, srv):
             c2 = s2.client()
             missing = [i for i in acked if not c2.exists("k:%d" % i)]
             assert not missing, "%d acknowledged keys lost, first %r" % (len(missing), missing[:5])
-            unheard_of = [k for k in heard if not c2.exists(k)]
-            assert not unheard_of, "events about writes not on disk: %r" % unheard_of[:5]
-            print("    %d writes acknowledged before the disk filled, %d events heard, "
-                  "%d keys after restart" % (len(acked), len(heard), c2.dbsize()))
+            unheard_of = [k for k in heard + invalidated if not c2.exists(k)]
+            assert not unheard_of, "pushes about writes not on disk: %r" % unheard_of[:5]
+            assert heard and invalidated, (len(heard), len(invalidated))
+            print("    %d writes acknowledged before the disk filled, %d events and messages "
+                  "heard, %d invalidations, %d keys after restart" %
+                  (len(acked), len(heard), len(invalidated), c2.dbsize()))
         finally:
             s2.stop()
 

@@ -57,6 +57,8 @@ struct PubSubClient {
 };
 
 class PubSubHub {
+  struct Delivery;
+
  public:
   // Any thread. Returns true if the client was not yet subscribed to it.
   bool subscribe(std::string_view channel, const std::shared_ptr<PubSubClient>& c) {
@@ -75,6 +77,15 @@ class PubSubHub {
   // Any thread. Delivers to every subscriber of the channel and of each matching pattern
   // (asynchronously, on their threads) and returns how many receive it.
   size_t publish(std::string_view channel, std::string_view payload);
+  // PUBLISH in two steps, for a message that must wait (Shard::after_log): prepare fixes its
+  // receivers, the clients subscribed when it is published (as in Redis), and counts them;
+  // send delivers it to them later, from any thread.
+  struct Prepared {
+    std::vector<Delivery> parts;
+    size_t receivers = 0;
+  };
+  Prepared prepare(std::string_view channel, std::string_view payload) const;
+  void send(const Prepared& p);
   // Cheap check for keyspace notifications: nobody listens at all.
   bool idle() const { return subscriptions_.load(std::memory_order_relaxed) == 0; }
 
@@ -125,6 +136,7 @@ class PubSubHub {
     bool drain_posted = false;
   };
   Outbox& outbox_for(asio::io_context* io);
+  void enqueue(const Delivery& d);
   static void drain(Outbox& box);
   // One outbox per thread, never removed: looked up without a lock (publishers on every
   // thread), created under outboxes_mu_.

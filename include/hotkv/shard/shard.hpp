@@ -99,12 +99,20 @@ class Shard {
   // back itself (the end-of-batch reply pass); waiters of log_barrier are released too.
   void flush_log_now();
 
-  // A keyspace event about a write of this shard: published now if the log holds nothing
-  // unwritten (or, with appendfsync always, unsynced), else held until the flush that makes
-  // the write durable, so no subscriber hears of a write that a crash could still take back
-  // (Redis too sends nothing before its log is written). Whoever may write the shard (its
-  // owner, or a thread that parked it).
+  // Pushes about writes of this shard (keyspace events, a PUBLISH after a write, client-side
+  // caching invalidations) leave only once every record logged here so far is written (and
+  // synced, with appendfsync always), so that no client hears of a write a crash could still
+  // take back (Redis too sends nothing before its log is written). after_log runs `send` now
+  // if nothing is pending and nothing is held, else holds it, in order, until that flush;
+  // with `hold` it is held even so, until release_pushes (a multi-shard operation whose
+  // writes are pending on other shards). Whoever may write the shard (its owner, or a thread
+  // that parked it).
+  bool pushes_wait() const { return log_.needs_flush() || !held_pushes_.empty(); }
+  void after_log(std::function<void()> send, bool hold = false);
   void publish_after_log(PubSubHub& hub, std::string_view channel, std::string_view payload);
+  // After a multi-shard operation flushed the logs it wrote, on the thread that ran it: the
+  // pushes held here leave unless this shard's own log still has records pending.
+  void release_pushes();
 
   // Owner thread only. Runs one bounded round of active expiry now.
   void run_expiry();
@@ -168,7 +176,7 @@ class Shard {
  private:
   void on_timer();
   void run_group_flush();
-  // ShardLog's after-flush hook: publishes the held events once their records are durable;
+  // ShardLog's after-flush hook: sends the held pushes once their records are durable;
   // stops the server when a record cannot be made durable under appendfsync always.
   void after_log_flush(bool ok);
   int64_t now_ms() const;
@@ -201,12 +209,7 @@ class Shard {
   std::atomic<bool> script_busy_{false};
   bool serving_while_busy_ = false;
   std::vector<std::function<void()>> deferred_;
-  struct HeldEvent {
-    PubSubHub* hub;
-    std::string channel;
-    std::string payload;
-  };
-  std::vector<HeldEvent> held_events_;
+  std::vector<std::function<void()>> held_pushes_;
 };
 
 }  // namespace hotkv

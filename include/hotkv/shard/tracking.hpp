@@ -132,8 +132,13 @@ class Tracking {
   static TrackingTable& table_of(Shard& owner);
   void key_changed_slow(Shard& owner, std::string_view key, bool expired);
   // Sends `key`'s invalidation to each of `ids` still tracking in default mode (NOLOOP: not
-  // to `writer`).
-  void notify_clients(const std::string& key, const std::vector<uint64_t>& ids, uint64_t writer);
+  // to `writer`); `cause`, the client whose command changed it (the one running now unless
+  // given: a held invalidation remembers it).
+  void notify_clients(const std::string& key, const std::vector<uint64_t>& ids, uint64_t writer) {
+    notify_clients(key, ids, writer, current_tracking_caller().client);
+  }
+  void notify_clients(const std::string& key, const std::vector<uint64_t>& ids, uint64_t writer,
+                      uint64_t cause);
   // Delivers m for tracking client c: to c, or to its REDIRECT target (a tracking-redir-broken
   // notice to c when that is gone).
   void send(ClientInfo& c, TrackingMessage m);

@@ -54,7 +54,9 @@ struct Tracker {
   }
   // A command of the other client (its reads are not tracked).
   std::string run_other(const std::vector<std::string>& argv) {
-    ScopedTrackingCaller as(TrackingCaller{other->id, false});
+    TrackingCaller caller;
+    caller.client = other->id;
+    ScopedTrackingCaller as(caller);
     return s.run(argv);
   }
   // Runs the posted work (broadcasts, evictions), then hands over what arrived.

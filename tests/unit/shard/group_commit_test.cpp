@@ -158,3 +158,50 @@ TEST_CASE("A keyspace event waits until its write's record is written and synced
   f.io.poll();
   CHECK(sink.seen.size() == 2);
 }
+
+TEST_CASE("A PUBLISH after a write reaches its receivers once the write is durable",
+          "[group_commit]") {
+  LogFixture f;
+  hotkv::PubSubHub hub;
+  EventSink sink;
+  auto client = std::make_shared<hotkv::PubSubClient>();
+  client->id = 1;
+  client->io = &f.io;
+  client->sink = &sink;
+  REQUIRE(hub.subscribe("orders", client));
+  f.append("stock");
+  REQUIRE(f.shard.pushes_wait());
+  // The receivers are counted when it is published (PUBLISH's reply), delivered after.
+  auto prepared = std::make_shared<hotkv::PubSubHub::Prepared>(hub.prepare("orders", "o1"));
+  CHECK(prepared->receivers == 1);
+  f.shard.after_log([&hub, prepared] { hub.send(*prepared); });
+  // A keyspace event held behind it keeps its place.
+  f.shard.publish_after_log(hub, "orders", "o2");
+  f.io.poll();
+  CHECK(sink.seen.empty());
+  f.shard.flush_log_now();
+  f.io.restart();
+  f.io.poll();
+  CHECK(sink.seen == std::vector<std::string>{"orders|o1", "orders|o2"});
+  CHECK_FALSE(f.shard.pushes_wait());
+}
+
+TEST_CASE("A push held for a multi-shard operation leaves at release_pushes",
+          "[group_commit]") {
+  // The operation's writes are pending on other shards: the home shard holds the push even
+  // with its own log clean, and the operation releases it after flushing them.
+  LogFixture f;
+  int sent = 0;
+  f.shard.after_log([&sent] { ++sent; }, true);
+  CHECK(sent == 0);
+  CHECK(f.shard.pushes_wait());
+  f.shard.release_pushes();
+  CHECK(sent == 1);
+  // With records of its own pending, release_pushes leaves them to the flush.
+  f.append("k");
+  f.shard.after_log([&sent] { ++sent; }, true);
+  f.shard.release_pushes();
+  CHECK(sent == 1);
+  f.shard.flush_log_now();
+  CHECK(sent == 2);
+}
