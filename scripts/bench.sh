@@ -75,6 +75,9 @@
 #   --hotkv-bin PATH     hotkv binary (default build-release/hotkv, built if missing)
 #   --hotkv-cmd 'CMD'    any server command instead of hotkv; {port} is replaced by the port
 #                        (also HOTKV_BENCH_CMD), e.g. a second redis-server to test this script
+#   --redis-cmd 'CMD'    the reference server's command instead of redis-server ({port} as
+#                        above), e.g. hotkv with its defaults against --hotkv-cmd's hotkv with
+#                        one setting changed (latency tracking off: what it costs)
 #   --aof POLICY         run both servers with appendonly yes and appendfsync POLICY
 #                        (always|everysec|no), each logging into its own temporary directory
 #   --tools-dir DIR      where hotkv_stream_bench and hotkv_pubsub_bench are (default
@@ -106,6 +109,7 @@ publish_requests=""
 cases="set,get,incr,set-p16,get-p16,incr-p16,decr-hot"
 hotkv_bin="${HOTKV_BIN:-build-release/hotkv}"
 hotkv_cmd="${HOTKV_BENCH_CMD:-}"
+redis_cmd_arg=""
 tools_dir="${HOTKV_BENCH_TOOLS:-build-release}"
 pin=1
 aof=""
@@ -167,6 +171,7 @@ while (($#)); do
     --cases) cases=$2; shift 2 ;;
     --hotkv-bin) hotkv_bin=$2; shift 2 ;;
     --hotkv-cmd) hotkv_cmd=$2; shift 2 ;;
+    --redis-cmd) redis_cmd_arg=$2; shift 2 ;;
     --no-pin) pin=0; shift ;;
     --replicas) replicas=$2; shift 2 ;;
     --replica-kind) replica_kind=$2; shift 2 ;;
@@ -223,6 +228,9 @@ if [[ -n $aof ]]; then
     hotkv_cmds[i]+=" --appendonly yes --appendfsync $aof --dir $aof_root/${hotkv_names[i]}"
     hotkv_labels[i]+=" (appendonly yes, appendfsync $aof)"
   done
+fi
+if [[ -n $redis_cmd_arg ]]; then
+  redis_cmd=$redis_cmd_arg
 fi
 if [[ -n $server_args ]]; then
   redis_cmd+=" $server_args"

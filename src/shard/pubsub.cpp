@@ -181,25 +181,30 @@ void PubSubHub::enqueue(const Delivery& d) {
   }
 }
 
+template <class Fn>
+void PubSubHub::for_each_receivers(std::string_view channel, Fn&& fn) const {
+  std::shared_lock lock(mu_);
+  auto it = channels_.find(channel);
+  if (it != channels_.end()) {
+    fn(it->second, std::string_view());
+  }
+  for (const auto& [pattern, r] : patterns_) {
+    if (glob_match(pattern, channel, false)) {
+      fn(r, std::string_view(pattern));
+    }
+  }
+}
+
 size_t PubSubHub::publish(std::string_view channel, std::string_view payload) {
   if (idle()) {
     return 0;
   }
   size_t receivers = 0;
-  auto deliver = [&](const std::shared_ptr<const Receivers>& r, std::string_view pattern) {
+  for_each_receivers(channel, [&](const std::shared_ptr<const Receivers>& r,
+                                  std::string_view pattern) {
     receivers += r->clients.size();
     enqueue(Delivery{make_message(pattern, channel, payload), r});
-  };
-  std::shared_lock lock(mu_);
-  auto it = channels_.find(channel);
-  if (it != channels_.end()) {
-    deliver(it->second, {});
-  }
-  for (const auto& [pattern, r] : patterns_) {
-    if (glob_match(pattern, channel, false)) {
-      deliver(r, pattern);
-    }
-  }
+  });
   return receivers;
 }
 
@@ -208,20 +213,11 @@ PubSubHub::Prepared PubSubHub::prepare(std::string_view channel, std::string_vie
   if (idle()) {
     return p;
   }
-  auto add = [&](const std::shared_ptr<const Receivers>& r, std::string_view pattern) {
+  for_each_receivers(channel, [&](const std::shared_ptr<const Receivers>& r,
+                                  std::string_view pattern) {
     p.receivers += r->clients.size();
     p.parts.push_back(Delivery{make_message(pattern, channel, payload), r});
-  };
-  std::shared_lock lock(mu_);
-  auto it = channels_.find(channel);
-  if (it != channels_.end()) {
-    add(it->second, {});
-  }
-  for (const auto& [pattern, r] : patterns_) {
-    if (glob_match(pattern, channel, false)) {
-      add(r, pattern);
-    }
-  }
+  });
   return p;
 }
 

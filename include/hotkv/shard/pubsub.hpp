@@ -137,6 +137,10 @@ class PubSubHub {
   };
   Outbox& outbox_for(asio::io_context* io);
   void enqueue(const Delivery& d);
+  // Calls fn(receivers, pattern) for the channel's subscribers ("" pattern) and for each
+  // matching pattern's, under the shared lock.
+  template <class Fn>
+  void for_each_receivers(std::string_view channel, Fn&& fn) const;
   static void drain(Outbox& box);
   // One outbox per thread, never removed: looked up without a lock (publishers on every
   // thread), created under outboxes_mu_.

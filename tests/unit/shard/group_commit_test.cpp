@@ -131,6 +131,17 @@ struct EventSink : hotkv::PubSubSink {
   std::vector<std::string> seen;
   void deliver(const hotkv::PubSubMessage& m) override { seen.push_back(m.channel + "|" + m.payload); }
 };
+
+// A subscriber of `channel` on the fixture's thread, hearing through `sink`.
+std::shared_ptr<hotkv::PubSubClient> subscribe(hotkv::PubSubHub& hub, LogFixture& f,
+                                               EventSink& sink, const std::string& channel) {
+  auto client = std::make_shared<hotkv::PubSubClient>();
+  client->id = 1;
+  client->io = &f.io;
+  client->sink = &sink;
+  REQUIRE(hub.subscribe(channel, client));
+  return client;
+}
 }  // namespace
 
 TEST_CASE("A keyspace event waits until its write's record is written and synced",
@@ -138,11 +149,7 @@ TEST_CASE("A keyspace event waits until its write's record is written and synced
   LogFixture f;
   hotkv::PubSubHub hub;
   EventSink sink;
-  auto client = std::make_shared<hotkv::PubSubClient>();
-  client->id = 1;
-  client->io = &f.io;
-  client->sink = &sink;
-  REQUIRE(hub.subscribe("__keyspace@0__:k", client));
+  auto client = subscribe(hub, f, sink, "__keyspace@0__:k");
   f.append("k");
   f.shard.publish_after_log(hub, "__keyspace@0__:k", "set");
   f.io.poll();
@@ -164,11 +171,7 @@ TEST_CASE("A PUBLISH after a write reaches its receivers once the write is durab
   LogFixture f;
   hotkv::PubSubHub hub;
   EventSink sink;
-  auto client = std::make_shared<hotkv::PubSubClient>();
-  client->id = 1;
-  client->io = &f.io;
-  client->sink = &sink;
-  REQUIRE(hub.subscribe("orders", client));
+  auto client = subscribe(hub, f, sink, "orders");
   f.append("stock");
   REQUIRE(f.shard.pushes_wait());
   // The receivers are counted when it is published (PUBLISH's reply), delivered after.
