@@ -43,7 +43,11 @@ uint64_t eviction_score(EvictionPolicy policy, const Value& v, int64_t now_ms) {
   }
   // A second ahead: a key another thread touched after this thread read the clock would
   // otherwise look like it wrapped round (idle for 194 days) and go first.
-  return static_cast<uint64_t>(lru_idle_ms(v.access_clock(), now_ms + 1000));
+  const int64_t idle = lru_idle_ms(v.access_clock(), now_ms + 1000);
+  // Ranked by when it was last used, not by how long ago: the pool keeps candidates across
+  // calls, and an idle time taken seconds ago would rank a key used since then (a hot key
+  // sampled late in a long fill) above the older ones sampled early.
+  return UINT64_MAX - static_cast<uint64_t>(std::max<int64_t>(now_ms + 1000 - idle, 0));
 }
 
 void EvictionPool::offer(std::string_view key, uint32_t db, uint64_t score) {

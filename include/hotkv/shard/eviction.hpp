@@ -35,9 +35,11 @@ class Shard;
 
 // Whether `policy` may evict v at all.
 bool may_evict(EvictionPolicy policy, const Value& v);
-// How much v deserves eviction under `policy` (higher goes first): idle milliseconds under an
-// LRU policy, 255 minus the decayed access counter under LFU, and under volatile-ttl the
-// distance of the deadline from the far future, so the nearest deadline ranks highest.
+// How much v deserves eviction under `policy` (higher goes first): under an LRU policy the
+// distance of its last use from the far future (the longest idle ranks highest, and scores
+// taken at different times still compare), 255 minus the decayed access counter under LFU,
+// and under volatile-ttl the distance of the deadline from the far future, so the nearest
+// deadline ranks highest.
 uint64_t eviction_score(EvictionPolicy policy, const Value& v, int64_t now_ms);
 
 struct EvictionCandidate {

@@ -62,6 +62,15 @@ TEST_CASE("policies filter and rank keys as Redis does", "[eviction]") {
   // LRU: the longer idle ranks higher.
   REQUIRE(eviction_score(EvictionPolicy::kAllKeysLru, plain, now) >
           eviction_score(EvictionPolicy::kAllKeysLru, expiring, now));
+  // ... and scores taken at different times still rank the older use first: a key last used
+  // 2 s before `now`, scored then, goes before one used 3 s before a scoring 5 s later (the
+  // pool keeps candidates between calls; by idle time alone the later one would go first).
+  Value early = Value::from_text("v");
+  early.set_access_clock(lru_clock_idle(now, 2));
+  Value later = Value::from_text("v");
+  later.set_access_clock(lru_clock_idle(now + 5000, 3));
+  REQUIRE(eviction_score(EvictionPolicy::kAllKeysLru, early, now) >
+          eviction_score(EvictionPolicy::kAllKeysLru, later, now + 5000));
   // TTL: the nearer deadline ranks higher.
   REQUIRE(eviction_score(EvictionPolicy::kVolatileTtl, sooner, now) >
           eviction_score(EvictionPolicy::kVolatileTtl, expiring, now));
