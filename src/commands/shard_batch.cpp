@@ -1,6 +1,8 @@
 // A pipeline's part for one shard (see shard_batch.hpp).
 #include "hotkv/commands/shard_batch.hpp"
 
+#include <deque>
+
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/resp/writer.hpp"
 
@@ -35,8 +37,22 @@ void ShardBatch::add(const CommandSpec& spec, std::span<const std::string_view> 
 
 void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* session,
                      bool multi_shard) {
-  // Views into args_, rebuilt per command; one vector per thread, so no allocation per batch.
-  thread_local std::vector<std::string_view> views;
+  // Views into args_, rebuilt per command: one vector per thread and nesting level, so no
+  // allocation per batch. Levels, because a batch can run inside another: a script past
+  // busy-reply-threshold lets its thread serve other handlers (Shard::serve_while_busy),
+  // another connection's batch among them, and the outer command still reads its own views
+  // when it returns (the slow log, command statistics). A deque keeps each level in place.
+  thread_local std::deque<std::vector<std::string_view>> levels;
+  thread_local size_t depth = 0;
+  if (levels.size() <= depth) {
+    levels.emplace_back();
+  }
+  std::vector<std::string_view>& views = levels[depth];
+  struct Nesting {
+    size_t& depth;
+    explicit Nesting(size_t& d) : depth(d) { ++depth; }
+    ~Nesting() { --depth; }
+  } nesting(depth);
   ReplyWriter w(replies_, proto);
   for (const Command& c : commands_) {
     views.clear();
