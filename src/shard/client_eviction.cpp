@@ -70,11 +70,14 @@ size_t ClientRegistry::evict_over(uint64_t limit, int64_t now_ms, bool urgent) {
     if (total <= limit) {
       break;
     }
-    info->evicted.store(true, std::memory_order_relaxed);
-    spdlog::warn("evicting client {} ({}): {} bytes, clients hold {} of maxmemory-clients {}",
-                 info->id, info->addr, bytes, total, limit);
-    info->kill();
     total -= bytes;
+    // An urgent pass on another thread may have taken it meanwhile: it goes once, counted once.
+    if (info->evicted.exchange(true, std::memory_order_relaxed)) {
+      continue;
+    }
+    spdlog::warn("evicting client {} ({}): {} bytes, clients hold {} of maxmemory-clients {}",
+                 info->id, info->addr, bytes, total + bytes, limit);
+    info->kill();
     ++evicted;
   }
   evicted_.fetch_add(evicted, std::memory_order_relaxed);
