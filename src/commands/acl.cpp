@@ -35,8 +35,8 @@ void kill_clients_of(CommandContext& ctx, const std::vector<std::string>& names)
     }
     if (info->id == ctx.session->info->id) {
       ctx.session->close_after_reply = true;
-    } else if (info->kill) {
-      info->kill();
+    } else if (info->control) {
+      info->control->kill();
     }
   }
 }

@@ -315,8 +315,8 @@ void client_unblock(CommandContext& ctx) {
   }
   for (const auto& info : ctx.engine.clients().snapshot()) {
     if (static_cast<int64_t>(info->id) == id) {
-      if (info->blocked.load(std::memory_order_relaxed) && info->unblock) {
-        info->unblock(error);
+      if (info->blocked.load(std::memory_order_relaxed) && info->control) {
+        info->control->unblock(error);
         ctx.reply.integer(1);
         return;
       }
@@ -420,8 +420,8 @@ void client_kill(CommandContext& ctx) {
       ++killed;
       continue;
     }
-    if (info->kill) {
-      info->kill();
+    if (info->control) {
+      info->control->kill();
     }
     ++killed;
   }

@@ -1,9 +1,7 @@
 // MEMORY: USAGE (one key's bytes), STATS, DOCTOR, MALLOC-STATS, PURGE and HELP, with Redis 7's
 // reply shapes. The figures are memory_figures.hpp's (measured where the allocator or the
-// kernel says, estimated where noted there); the allocator is glibc's malloc, so MALLOC-STATS
-// is its malloc_info report and PURGE its malloc_trim.
-#include <malloc.h>
-#include <stdio.h>
+// kernel says, estimated where noted there); MALLOC-STATS is the allocator's own report and
+// PURGE asks it to hand free pages back (util/memory.hpp).
 
 #include <cstdlib>
 #include <string>
@@ -18,6 +16,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/subcommands.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/util/memory.hpp"
 
 namespace hotkv {
 namespace {
@@ -141,20 +140,8 @@ void memory_doctor(CommandContext& ctx) {
   ctx.reply.verbatim(report);
 }
 
-// MALLOC-STATS: glibc's own report (malloc_info's XML: each arena's free chunks and totals).
-void memory_malloc_stats(CommandContext& ctx) {
-  char* buf = nullptr;
-  size_t len = 0;
-  FILE* f = open_memstream(&buf, &len);
-  if (f == nullptr) {
-    ctx.reply.verbatim("Stats not available: no memory for the report\n");
-    return;
-  }
-  malloc_info(0, f);
-  fclose(f);
-  ctx.reply.verbatim(std::string_view(buf, len));
-  free(buf);  // NOLINT: open_memstream's buffer is malloc'ed
-}
+// MALLOC-STATS: the allocator's own report (jemalloc's malloc_stats_print, as on Redis).
+void memory_malloc_stats(CommandContext& ctx) { ctx.reply.verbatim(allocator_report()); }
 
 void memory_help(CommandContext& ctx) {
   static const char* kHelp[] = {
@@ -162,7 +149,7 @@ void memory_help(CommandContext& ctx) {
       "DOCTOR",
       "    Return a report on what the memory figures suggest.",
       "MALLOC-STATS",
-      "    Return the allocator's own statistics (glibc malloc_info).",
+      "    Return the allocator's own statistics.",
       "PURGE",
       "    Ask the allocator to return free memory to the system.",
       "STATS",
@@ -185,7 +172,7 @@ constexpr Subcommand kSubcommands[] = {
     {"MALLOC-STATS", 2, memory_malloc_stats},
     {"PURGE", 2,
      [](CommandContext& ctx) {
-       malloc_trim(0);
+       release_free_memory();
        ctx.reply.ok();
      }},
     {"HELP", 2, memory_help},

@@ -1,7 +1,6 @@
 // Memory figures shared by INFO memory and MEMORY STATS/DOCTOR (see memory_figures.hpp).
 #include "hotkv/commands/memory_figures.hpp"
 
-#include <malloc.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -49,10 +48,10 @@ MemoryFigures memory_figures(Engine& engine) {
   m.peak = note_used_memory(engine.stats(), m.used);
   m.startup = engine.stats().used_memory_startup.load(std::memory_order_relaxed);
   m.rss = rss_bytes();
-  struct mallinfo2 mi = mallinfo2();
-  m.allocator_allocated = mi.uordblks + mi.hblkhd;
-  m.allocator_active = mi.arena + mi.hblkhd;
-  m.allocator_resident = m.rss;
+  AllocatorFigures a = allocator_figures();
+  m.allocator_allocated = a.allocated;
+  m.allocator_active = a.active;
+  m.allocator_resident = a.resident > 0 ? a.resident : m.rss;
   m.total_system =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   m.scripts = engine.scripts().memory_bytes();

@@ -1,6 +1,5 @@
 // Server administration: INFO, CONFIG, TIME, LASTSAVE, SHUTDOWN and DEBUG (COMMAND is in
 // command.cpp).
-#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -72,10 +71,11 @@ void info_clients(CommandContext& ctx, std::string& out) {
   out += fmt::format(
       "# Clients\r\nconnected_clients:{}\r\ncluster_connections:0\r\nmaxclients:{}\r\n"
       "blocked_clients:{}\r\ntracking_clients:{}\r\nclients_in_timeout_table:{}\r\n"
-      "pubsub_clients:{}\r\n\r\n",
+      "pubsub_clients:{}\r\nhibernated_clients:{}\r\n\r\n",
       ctx.engine.clients().count(), ctx.engine.config().maxclients.load(),
       ctx.engine.stats().blocked_clients.load(), ctx.engine.tracking().clients(),
-      ctx.engine.stats().blocked_clients.load(), ctx.engine.pubsub().client_count());
+      ctx.engine.stats().blocked_clients.load(), ctx.engine.pubsub().client_count(),
+      std::max<int64_t>(0, ctx.engine.stats().hibernated_clients.load()));
 }
 
 void info_memory(CommandContext& ctx, std::string& out) {
@@ -91,11 +91,11 @@ void info_memory(CommandContext& ctx, std::string& out) {
       "maxmemory:{}\r\nmaxmemory_human:{}\r\n"
       "maxmemory_policy:{}\r\nmem_fragmentation_ratio:{:.2f}\r\n"
       // Nothing is kept outside used_memory from eviction's view.
-      "mem_not_counted_for_evict:0\r\nmem_allocator:libc\r\n",
+      "mem_not_counted_for_evict:0\r\nmem_allocator:{}\r\n",
       used, human_bytes(used), rss, human_bytes(rss), scripts.memory_bytes(), scripts.count(),
       max, human_bytes(max),
       ctx.engine.config().get_string("maxmemory-policy"),
-      used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used));
+      used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used), allocator_name());
   info_memory_details(ctx, out);
   out += "\r\n";
 }

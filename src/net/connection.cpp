@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include <asio/co_spawn.hpp>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
 #include <asio/read.hpp>
@@ -219,52 +220,72 @@ void Connection::write_deferred_reply() {
   }
 }
 
+void ConnectionOwner::kill() {
+  std::lock_guard lock(mutex);
+  kill_requested = true;
+  if (io != nullptr) {
+    asio::post(*io, [weak = conn, set = hibernated_in, id = id] {
+      if (auto c = weak.lock()) {
+        c->close();
+      } else if (set != nullptr) {
+        set->wake(id);
+      }
+    });
+  }
+}
+
+void ConnectionOwner::unblock(bool error) {
+  std::lock_guard lock(mutex);
+  if (io != nullptr) {
+    asio::post(*io, [weak = conn, error] {
+      if (auto c = weak.lock()) {
+        c->cancel_block(error ? WakeKind::kError : WakeKind::kTimeout);
+      }
+    });
+  }
+}
+
+void ConnectionOwner::push(std::shared_ptr<const TrackingMessage> m) {
+  std::lock_guard lock(mutex);
+  if (io == nullptr) {
+    keep_message(std::move(m));
+    return;
+  }
+  asio::post(*io, [weak = conn, set = hibernated_in, id = id, m = std::move(m)]() mutable {
+    if (auto c = weak.lock()) {
+      c->deliver_tracking(*m);
+    } else if (set != nullptr) {
+      set->wake(id, std::move(m));
+    }
+  });
+}
+
 asio::awaitable<void> Connection::serve(std::shared_ptr<Connection> self) {
   co_await self->run();
+}
+
+void Connection::spawn(std::shared_ptr<Connection> conn) {
+  asio::io_context& io = conn->engine_.shard(conn->shard_).io();
+  asio::co_spawn(io, serve(std::move(conn)), [](std::exception_ptr e) {
+    if (e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        spdlog::error("connection ended by an internal error: {}", ex.what());
+      }
+    }
+  });
 }
 
 asio::awaitable<void> Connection::run() {
   auto self = shared_from_this();
   asio::io_context& io = engine_.shard(shard_).io();
   bool kill_requested = false;
-  std::vector<std::shared_ptr<const TrackingMessage>> moved_messages;
+  std::unique_ptr<ConnectionOwner::Messages> moved_messages;
   if (owner_ == nullptr) {
     owner_ = std::make_shared<ConnectionOwner>();
-    std::shared_ptr<ConnectionOwner> owner = owner_;
-    // Set once for the client's whole life; migrations re-point `owner` (see ConnectionOwner).
-    session_.info->kill = [owner] {
-      std::lock_guard lock(owner->mutex);
-      owner->kill_requested = true;
-      if (owner->io != nullptr) {
-        asio::post(*owner->io, [weak = owner->conn] {
-          if (auto c = weak.lock()) {
-            c->close();
-          }
-        });
-      }
-    };
-    session_.info->push = [owner](std::shared_ptr<const TrackingMessage> m) {
-      std::lock_guard lock(owner->mutex);
-      if (owner->io == nullptr) {
-        owner->tracking_while_moving.push_back(std::move(m));
-        return;
-      }
-      asio::post(*owner->io, [weak = owner->conn, m = std::move(m)] {
-        if (auto c = weak.lock()) {
-          c->deliver_tracking(*m);
-        }
-      });
-    };
-    session_.info->unblock = [owner](bool error) {
-      std::lock_guard lock(owner->mutex);
-      if (owner->io != nullptr) {
-        asio::post(*owner->io, [weak = owner->conn, error] {
-          if (auto c = weak.lock()) {
-            c->cancel_block(error ? WakeKind::kError : WakeKind::kTimeout);
-          }
-        });
-      }
-    };
+    owner_->id = id();
+    session_.info->control = owner_;
   }
   {
     std::lock_guard lock(owner_->mutex);
@@ -273,8 +294,10 @@ asio::awaitable<void> Connection::run() {
     kill_requested = owner_->kill_requested;
     moved_messages.swap(owner_->tracking_while_moving);
   }
-  for (const auto& m : moved_messages) {
-    deliver_tracking(*m);
+  if (moved_messages) {
+    for (const auto& m : *moved_messages) {
+      deliver_tracking(*m);
+    }
   }
   if (kill_requested) {
     closing_ = true;
@@ -292,6 +315,11 @@ asio::awaitable<void> Connection::run() {
   set_.add(self);
   std::error_code nb_ec;
   socket_.non_blocking(true, nb_ec);
+  // Tracking messages that waited for this connection (a move, or a hibernated client woken
+  // for them) go out now: the client may not send anything that would make it write.
+  if (!out_.empty() && !master_ && !co_await write_output()) {
+    closing_ = true;
+  }
   if (master_) {
     co_await serve_master_stream();
     closing_ = true;  // the ordinary loop below does not run
@@ -335,6 +363,9 @@ asio::awaitable<void> Connection::run() {
       parked_ = true;
       in_.release();
       ConnectionSet::count_released();
+      if (hibernate()) {
+        co_return;
+      }
       continue;
     }
     park_requested_ = false;
@@ -960,6 +991,13 @@ void ConnectionSet::close_idle(int64_t now_ms, int64_t timeout_s) {
       }
     }
   }
+  std::vector<uint64_t> expired;
+  for (const auto& [id, h] : hibernated_) {
+    if (now_ms - h.info->last_interaction_ms.load(std::memory_order_relaxed) > timeout_s * 1000) {
+      expired.push_back(id);
+    }
+  }
+  close_hibernated(std::move(expired));
 }
 
 void ConnectionSet::defer_reply(std::shared_ptr<Connection> c) {
@@ -1007,6 +1045,13 @@ void ConnectionSet::shutdown_all() {
       c->shutdown();
     }
   }
+  // Hibernated clients have nothing to finish.
+  std::vector<uint64_t> all;
+  for (const auto& [id, h] : hibernated_) {
+    all.push_back(id);
+  }
+  close_hibernated(std::move(all));
+  epoll_.reset();
 }
 
 }  // namespace hotkv

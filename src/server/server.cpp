@@ -3,7 +3,6 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <malloc.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -276,21 +275,10 @@ asio::awaitable<void> Server::accept_loop(bool tls) {
     if (session) {
       conn->use_tls(std::move(session));
     }
-    spawn_connection(w.io, std::move(conn));
+    Connection::spawn(std::move(conn));
   }
 }
 
-void Server::spawn_connection(asio::io_context& io, std::shared_ptr<Connection> conn) {
-  asio::co_spawn(io, Connection::serve(std::move(conn)), [](std::exception_ptr e) {
-    if (e) {
-      try {
-        std::rethrow_exception(e);
-      } catch (const std::exception& ex) {
-        spdlog::error("connection ended by an internal error: {}", ex.what());
-      }
-    }
-  });
-}
 
 void Server::adopt_connection(size_t target, ConnectionHandoff h) {
   Worker* w = workers_[target].get();
@@ -308,8 +296,8 @@ void Server::adopt_connection(size_t target, ConnectionHandoff h) {
       engine_->clients().remove(h.session.info->id);
       return;
     }
-    spawn_connection(w->io, std::make_shared<Connection>(std::move(socket), *engine_, target,
-                                                         w->connections, std::move(h)));
+    Connection::spawn(std::make_shared<Connection>(std::move(socket), *engine_, target,
+                                                   w->connections, std::move(h)));
   });
 }
 
@@ -393,18 +381,18 @@ void Server::drop_silent_replicas() {
   // and reconnects by partial resync when it comes back.
   int64_t timeout_ms = config_.repl_timeout.load(std::memory_order_relaxed) * 1000;
   for (uint64_t id : engine_->replication().silent_replicas(engine_->now_ms(), timeout_ms)) {
-    if (auto info = engine_->clients().find(id); info && info->kill) {
+    if (auto info = engine_->clients().find(id); info && info->control) {
       spdlog::warn("Disconnecting timedout replica (streaming sync): {}", info->addr);
-      info->kill();
+      info->control->kill();
     }
   }
 }
 
 void Server::return_freed_memory(int64_t now_ms) {
-  // malloc keeps what a thousand departed or parked clients freed, scattered between live
-  // allocations of every thread's arena, so RSS would stay at its peak. malloc_trim hands the
-  // free pages back; it walks every arena under its lock, so it runs only after many clients
-  // left or went idle, and at most once a second.
+  // The allocator keeps the pages a thousand departed or parked clients freed for a while
+  // (jemalloc: until they decay, 10 s) before handing them back. A purge hands them back now;
+  // it takes every arena's lock, so it runs only after many clients left or went idle, and
+  // at most once a second.
   released_since_trim_ += ConnectionSet::take_released_count();
   // A thousand at once, at most once a second; fewer, once they stopped coming for a while.
   bool burst = released_since_trim_ >= kTrimAfterReleased && now_ms - last_trim_ms_ >= 1000;
@@ -412,7 +400,7 @@ void Server::return_freed_memory(int64_t now_ms) {
   if (burst || settled) {
     released_since_trim_ = 0;
     last_trim_ms_ = now_ms;
-    ::malloc_trim(0);
+    release_free_memory();
   }
 }
 
@@ -446,8 +434,7 @@ void Server::sample_rates(int64_t now) {
   }
   last_net_in_ = in;
   last_net_out_ = out;
-  // The peak, once a second: glibc's mallinfo2 walks the allocator's free lists, which costs
-  // more as the heap fragments (INFO and MEMORY also raise the peak when they read it).
+  // The peak, once a second (INFO and MEMORY also raise it when they read it).
   if (++peak_ticks_ % 10 == 0) {
     note_used_memory(engine_->stats(), used_memory_bytes());
   }
@@ -581,7 +568,7 @@ int Server::run() {
   // once the loop runs, then every REPLICAOF.
   master_link_ = std::make_unique<MasterLink>(
       *engine_, workers_[0]->io, workers_[0]->connections,
-      [this](std::shared_ptr<Connection> c) { spawn_connection(workers_[0]->io, std::move(c)); },
+      [](std::shared_ptr<Connection> c) { Connection::spawn(std::move(c)); },
       port_, tls_);
   engine_->replication_hook = [this] {
     asio::post(workers_[0]->io, [this] {

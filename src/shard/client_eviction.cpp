@@ -55,7 +55,7 @@ size_t ClientRegistry::evict_over(uint64_t limit, int64_t now_ms, bool urgent) {
       uint64_t bytes = memory_of(*info);
       total += bytes;
       if (!info->no_evict && info->link.load(std::memory_order_relaxed) == ClientInfo::kNoLink &&
-          info->kill) {
+          info->control) {
         candidates.emplace_back(bytes, info);
       }
     }
@@ -77,7 +77,7 @@ size_t ClientRegistry::evict_over(uint64_t limit, int64_t now_ms, bool urgent) {
     }
     spdlog::warn("evicting client {} ({}): {} bytes, clients hold {} of maxmemory-clients {}",
                  info->id, info->addr, bytes, total + bytes, limit);
-    info->kill();
+    info->control->kill();
     ++evicted;
   }
   evicted_.fetch_add(evicted, std::memory_order_relaxed);

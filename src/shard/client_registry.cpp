@@ -35,14 +35,27 @@ std::vector<std::shared_ptr<ClientInfo>> ClientRegistry::snapshot() const {
   return out;
 }
 
+namespace {
+
+ClientInfo::Labels& labels_of(ClientInfo& info) {
+  if (!info.labels) {
+    info.labels = std::make_unique<ClientInfo::Labels>();
+  }
+  return *info.labels;
+}
+
+}  // namespace
+
 void ClientRegistry::set_name(ClientInfo& info, std::string name) {
   std::lock_guard<std::mutex> lock(mutex_);
-  info.name = std::move(name);
+  if (info.labels || !name.empty()) {
+    labels_of(info).name = std::move(name);
+  }
 }
 
 std::string ClientRegistry::name(const ClientInfo& info) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return info.name;
+  return info.labels ? info.labels->name : std::string();
 }
 
 void ClientRegistry::set_no_evict(ClientInfo& info, bool on) {
@@ -54,21 +67,23 @@ void ClientRegistry::set_lib(ClientInfo& info, const std::string* lib_name,
                              const std::string* lib_ver) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (lib_name != nullptr) {
-    info.lib_name = *lib_name;
+    labels_of(info).lib_name = *lib_name;
   }
   if (lib_ver != nullptr) {
-    info.lib_ver = *lib_ver;
+    labels_of(info).lib_ver = *lib_ver;
   }
 }
 
 void ClientRegistry::set_user(ClientInfo& info, std::string user) {
   std::lock_guard<std::mutex> lock(mutex_);
-  info.user = std::move(user);
+  if (info.labels || user != "default") {
+    labels_of(info).user = std::move(user);
+  }
 }
 
 std::string ClientRegistry::user(const ClientInfo& info) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return info.user;
+  return info.labels ? info.labels->user : std::string("default");
 }
 
 std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
@@ -76,14 +91,16 @@ std::string ClientRegistry::describe(const ClientInfo& info, int64_t now_ms,
   std::string name;
   std::string lib_name;
   std::string lib_ver;
-  std::string user;
+  std::string user = "default";
   bool no_evict = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    name = info.name;
-    user = info.user;
-    lib_name = info.lib_name;
-    lib_ver = info.lib_ver;
+    if (info.labels) {
+      name = info.labels->name;
+      user = info.labels->user;
+      lib_name = info.labels->lib_name;
+      lib_ver = info.labels->lib_ver;
+    }
     no_evict = info.no_evict;
   }
   // Redis's letters, in its order: O monitor, S replica, M master, P pub/sub, x in MULTI,

@@ -14,8 +14,8 @@ namespace {
 thread_local TrackingCaller running_caller;
 
 void post_message(ClientInfo& to, TrackingMessage m) {
-  if (to.push) {
-    to.push(std::make_shared<const TrackingMessage>(std::move(m)));
+  if (to.control) {
+    to.control->push(std::make_shared<const TrackingMessage>(std::move(m)));
   }
 }
 

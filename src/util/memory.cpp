@@ -1,17 +1,28 @@
 // The counting allocator (see memory.hpp). glibc lets a program supply malloc, free, calloc,
-// realloc and the aligned variants itself; these forward to glibc's own (__libc_malloc and
-// friends, which it exports for that purpose) and count the chunk each call hands out or takes
-// back, as malloc_usable_size reports it plus the 8-byte header glibc keeps in front of it.
+// realloc and the aligned variants itself; these forward to jemalloc (Debian's libjemalloc,
+// through its own entry points mallocx and friends) and count the size class each call hands
+// out or takes back.
 //
-// Why not mallinfo2(): it walks every arena's free lists under the arena locks (milliseconds
-// on a fragmented heap), so it cannot be asked on every write; and what it calls "in use" is
-// each arena's size minus its binned free chunks, which also counts chunks parked in the
-// per-thread caches, fast-bin fragments held for reuse and the untouched tail of the arenas
-// grown during a pipelined load, none of which the data set holds (docs/operations.md has the
-// measurement).
+// Why jemalloc rather than glibc's malloc: jemalloc keeps objects of one size class together
+// in slabs of their own, whatever order they were allocated in, and large buffers in extents
+// of their own. With glibc, the 16 KiB input buffer of each connection sat between that
+// connection's small objects, so when many connections went idle and gave their buffers back,
+// the small objects that stayed (a socket's reactor state, a registry entry) pinned a page
+// each and RSS could not come down (docs/performance.md, "Idle connections and memory").
+// Redis uses jemalloc for the same reason.
+//
+// Why count here rather than ask the allocator (jemalloc's stats.allocated, glibc's
+// mallinfo2): those need a refresh that takes locks or walks free lists, too costly for the
+// maxmemory check of every write; a thread-local add per call is not.
 #include "hotkv/util/memory.hpp"
 
 #include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <new>
+#include <string_view>
 
 #include <atomic>
 #include <cerrno>
@@ -27,6 +38,19 @@
 #endif
 #ifndef HOTKV_COUNTING_MALLOC
 #define HOTKV_COUNTING_MALLOC 1
+#endif
+
+#if HOTKV_COUNTING_MALLOC
+// jemalloc's non-standard API (declared here rather than through <jemalloc/jemalloc.h>, whose
+// declarations of malloc and friends would stand beside the definitions below).
+extern "C" {
+void* mallocx(size_t size, int flags);
+void* rallocx(void* p, size_t size, int flags);
+void dallocx(void* p, int flags);
+size_t sallocx(const void* p, int flags);
+int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen);
+void malloc_stats_print(void (*write)(void*, const char*), void* opaque, const char* opts);
+}
 #endif
 
 namespace hotkv {
@@ -59,9 +83,12 @@ void raise_peak(int64_t now) {
   t_pending = pending;
 }
 
-[[maybe_unused]] inline int64_t chunk_bytes(void* p) {
-  return p == nullptr ? 0 : static_cast<int64_t>(malloc_usable_size(p) + sizeof(size_t));
+#if HOTKV_COUNTING_MALLOC
+// What an allocation occupies: its size class (jemalloc keeps no header beside it).
+inline int64_t chunk_bytes(void* p) {
+  return p == nullptr ? 0 : static_cast<int64_t>(sallocx(p, 0));
 }
+#endif
 
 }  // namespace
 
@@ -119,22 +146,98 @@ void reset_used_memory_peak() {
   g_peak.store(static_cast<int64_t>(used_memory_bytes()), std::memory_order_relaxed);
 }
 
+#if HOTKV_COUNTING_MALLOC
+
+namespace {
+uint64_t jemalloc_stat(const char* name) {
+  size_t value = 0;
+  size_t len = sizeof(value);
+  return mallctl(name, &value, &len, nullptr, 0) == 0 ? value : 0;
+}
+}  // namespace
+
+std::string allocator_name() {
+  const char* version = nullptr;
+  size_t len = sizeof(version);
+  if (mallctl("version", static_cast<void*>(&version), &len, nullptr, 0) != 0 || version == nullptr) {
+    return "jemalloc";
+  }
+  std::string_view v(version);
+  return "jemalloc-" + std::string(v.substr(0, v.find('-')));  // "5.3.0-0-g54eaed1..." -> 5.3.0
+}
+
+void release_free_memory() {
+  // "arena.<MALLCTL_ARENAS_ALL>.purge": every arena hands its unused dirty pages back now
+  // rather than when they decay (10 s by default).
+  mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
+}
+
+AllocatorFigures allocator_figures() {
+  // The statistics are a snapshot taken when the epoch advances.
+  uint64_t epoch = 1;
+  size_t len = sizeof(epoch);
+  mallctl("epoch", &epoch, &len, &epoch, len);
+  return {jemalloc_stat("stats.allocated"), jemalloc_stat("stats.active"),
+          jemalloc_stat("stats.resident")};
+}
+
+std::string allocator_report() {
+  std::string out;
+  malloc_stats_print([](void* to, const char* text) { static_cast<std::string*>(to)->append(text); },
+                     &out, nullptr);
+  return out;
+}
+
+#else
+
+std::string allocator_name() { return "libc"; }
+
+void release_free_memory() { malloc_trim(0); }
+
+AllocatorFigures allocator_figures() {
+  struct mallinfo2 mi = mallinfo2();
+  // glibc has no figure of its own for resident bytes; the caller uses RSS (0 here).
+  return {mi.uordblks + mi.hblkhd, mi.arena + mi.hblkhd, 0};
+}
+
+std::string allocator_report() {
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  if (f == nullptr) {
+    return "Stats not available: no memory for the report\n";
+  }
+  malloc_info(0, f);  // XML: each arena's free chunks and totals
+  fclose(f);
+  std::string out(buf, len);
+  free(buf);  // NOLINT: open_memstream's buffer is malloc'ed
+  return out;
+}
+
+#endif
+
 }  // namespace hotkv
 
 #if HOTKV_COUNTING_MALLOC
 
-// glibc's allocator under the names it exports for programs that wrap it.
+// Every allocation of the process reaches these definitions first, since the executable's
+// symbols come first; glibc's own functions that allocate (strdup, getline, ...) call them
+// too. glibc's manual lists what a replacement malloc must define: malloc, free, calloc,
+// realloc, and the aligned and usable-size variants, all of which are here.
+namespace {
+constexpr int kMallocxZero = 0x40;  // MALLOCX_ZERO
+int mallocx_align(size_t alignment) { return __builtin_ctzl(alignment); }  // MALLOCX_LG_ALIGN
+}  // namespace
+
 extern "C" {
-void* __libc_malloc(size_t size);
-void __libc_free(void* p);
-void* __libc_calloc(size_t n, size_t size);
-void* __libc_realloc(void* p, size_t size);
-void* __libc_memalign(size_t alignment, size_t size);
-void* __libc_valloc(size_t size);
-void* __libc_pvalloc(size_t size);
 
 void* malloc(size_t size) noexcept {
-  void* p = __libc_malloc(size);
+  // jemalloc's mallocx does not accept 0 bytes; malloc(0) must still return a unique pointer.
+  void* p = mallocx(size == 0 ? 1 : size, 0);
+  if (p == nullptr) {
+    errno = ENOMEM;
+    return nullptr;
+  }
   hotkv::account(hotkv::chunk_bytes(p));
   return p;
 }
@@ -142,28 +245,53 @@ void* malloc(size_t size) noexcept {
 void free(void* p) noexcept {
   if (p != nullptr) {
     hotkv::account(-hotkv::chunk_bytes(p));
-    __libc_free(p);
+    dallocx(p, 0);
   }
 }
 
 void* calloc(size_t n, size_t size) noexcept {
-  void* p = __libc_calloc(n, size);
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(n, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  void* p = mallocx(bytes == 0 ? 1 : bytes, kMallocxZero);
+  if (p == nullptr) {
+    errno = ENOMEM;
+    return nullptr;
+  }
   hotkv::account(hotkv::chunk_bytes(p));
   return p;
 }
 
 void* realloc(void* p, size_t size) noexcept {
-  int64_t before = hotkv::chunk_bytes(p);
-  void* out = __libc_realloc(p, size);
-  if (out != nullptr || size == 0) {
-    // realloc(p, 0) frees p; a failed realloc leaves p as it was.
-    hotkv::account(hotkv::chunk_bytes(out) - before);
+  if (p == nullptr) {
+    return malloc(size);
   }
+  if (size == 0) {
+    free(p);
+    return nullptr;
+  }
+  int64_t before = hotkv::chunk_bytes(p);
+  void* out = rallocx(p, size, 0);
+  if (out == nullptr) {
+    errno = ENOMEM;  // p is left as it was
+    return nullptr;
+  }
+  hotkv::account(hotkv::chunk_bytes(out) - before);
   return out;
 }
 
 void* memalign(size_t alignment, size_t size) noexcept {
-  void* p = __libc_memalign(alignment, size);
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  void* p = mallocx(size == 0 ? 1 : size, mallocx_align(alignment));
+  if (p == nullptr) {
+    errno = ENOMEM;
+    return nullptr;
+  }
   hotkv::account(hotkv::chunk_bytes(p));
   return p;
 }
@@ -182,17 +310,68 @@ int posix_memalign(void** out, size_t alignment, size_t size) noexcept {
   return 0;
 }
 
-void* valloc(size_t size) noexcept {
-  void* p = __libc_valloc(size);
-  hotkv::account(hotkv::chunk_bytes(p));
-  return p;
-}
+void* valloc(size_t size) noexcept { return memalign(static_cast<size_t>(sysconf(_SC_PAGESIZE)), size); }
 
 void* pvalloc(size_t size) noexcept {
-  void* p = __libc_pvalloc(size);
-  hotkv::account(hotkv::chunk_bytes(p));
-  return p;
+  auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return memalign(page, (size + page - 1) / page * page);
 }
+
+size_t malloc_usable_size(void* p) noexcept { return p == nullptr ? 0 : sallocx(p, 0); }
 }  // extern "C"
+
+// libjemalloc also defines operator new and delete, which allocate without calling malloc;
+// these, in the executable, come first and send every C++ allocation through the counting
+// malloc and free above, as libstdc++'s own do.
+namespace {
+void* new_bytes(size_t size, size_t alignment) {
+  for (;;) {
+    void* p = alignment == 0 ? malloc(size) : memalign(alignment, size);
+    if (p != nullptr) {
+      return p;
+    }
+    std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) {
+      throw std::bad_alloc();
+    }
+    handler();
+  }
+}
+void* new_bytes_nothrow(size_t size, size_t alignment) noexcept {
+  try {
+    return new_bytes(size, alignment);
+  } catch (...) {
+    return nullptr;
+  }
+}
+size_t aligned(std::align_val_t a) { return std::max(static_cast<size_t>(a), sizeof(void*)); }
+}  // namespace
+
+void* operator new(size_t size) { return new_bytes(size, 0); }
+void* operator new[](size_t size) { return new_bytes(size, 0); }
+void* operator new(size_t size, const std::nothrow_t&) noexcept { return new_bytes_nothrow(size, 0); }
+void* operator new[](size_t size, const std::nothrow_t&) noexcept {
+  return new_bytes_nothrow(size, 0);
+}
+void* operator new(size_t size, std::align_val_t a) { return new_bytes(size, aligned(a)); }
+void* operator new[](size_t size, std::align_val_t a) { return new_bytes(size, aligned(a)); }
+void* operator new(size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return new_bytes_nothrow(size, aligned(a));
+}
+void* operator new[](size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return new_bytes_nothrow(size, aligned(a));
+}
+void operator delete(void* p) noexcept { free(p); }
+void operator delete[](void* p) noexcept { free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { free(p); }
+void operator delete(void* p, size_t) noexcept { free(p); }
+void operator delete[](void* p, size_t) noexcept { free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { free(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { free(p); }
 
 #endif

@@ -1,10 +1,8 @@
 // The memory figures INFO memory and MEMORY STATS/DOCTOR report, read in one place so the
 // two agree. Measured: used (the allocator's bytes in use, util/memory.hpp), rss
-// (/proc/self/statm), the allocator's heap (glibc's mallinfo2: bytes obtained from the
-// system), total system memory, the script cache. Estimated: overhead (what the server held
-// at start-up plus the script cache and the replication backlog) and so dataset (used minus
-// overhead); glibc has no "resident" figure of its own, so the allocator's resident bytes are
-// the process's RSS.
+// (/proc/self/statm), the allocator's own statistics (util/memory.hpp), total system memory,
+// the script cache. Estimated: overhead (what the server held at start-up plus the script
+// cache and the replication backlog) and so dataset (used minus overhead).
 #pragma once
 
 #include <cstdint>
@@ -20,9 +18,9 @@ struct MemoryFigures {
   uint64_t peak = 0;
   uint64_t startup = 0;
   uint64_t rss = 0;
-  uint64_t allocator_allocated = 0;  // in use, heap and mmapped blocks
-  uint64_t allocator_active = 0;     // obtained from the system, heap and mmapped blocks
-  uint64_t allocator_resident = 0;   // = rss (see above)
+  uint64_t allocator_allocated = 0;  // in live allocations
+  uint64_t allocator_active = 0;     // in pages holding live allocations
+  uint64_t allocator_resident = 0;   // resident (RSS where the allocator has no figure)
   uint64_t total_system = 0;
   uint64_t scripts = 0;              // the script cache's bodies
   uint64_t replication_backlog = 0;  // the bytes the backlog holds

@@ -13,10 +13,12 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
 
 #include "hotkv/commands/client_session.hpp"
@@ -39,16 +41,35 @@ class ConnectionSet;
 
 class Connection;
 
-// Where a client's connection lives now. CLIENT KILL and CLIENT UNBLOCK, from any thread, post
-// to it through ClientInfo's callbacks, which are set once; a migration re-points this
-// instead, under the mutex, so no callback is ever rewritten while another thread calls it.
-struct ConnectionOwner {
+// Where a client's connection lives now. CLIENT KILL, CLIENT UNBLOCK and tracking messages,
+// from any thread, post to it through ClientInfo::control, which is set once; a migration
+// re-points this instead, under the mutex.
+struct ConnectionOwner final : ClientControl {
+  // A hibernated client is woken to be closed (its run() sees kill_requested).
+  void kill() override;
+  void unblock(bool error) override;
+  // A hibernated client (a RESP3 client some other client's tracking redirects to) is woken,
+  // and its run() delivers the message as it does after a move.
+  void push(std::shared_ptr<const TrackingMessage> m) override;
+
   std::mutex mutex;
+  uint64_t id = 0;  // the client's
   asio::io_context* io = nullptr;
   std::weak_ptr<Connection> conn;
+  // Set while the client is hibernated (Connection::hibernate): the set holding it on io's
+  // thread, which wakes it for a kill or a push.
+  ConnectionSet* hibernated_in = nullptr;
   bool kill_requested = false;  // a kill that arrived while the connection was moving
-  // Client-side caching messages that arrived while it was moving, delivered on arrival.
-  std::vector<std::shared_ptr<const TrackingMessage>> tracking_while_moving;
+  // Client-side caching messages that arrived while it was moving (or hibernated), delivered
+  // on arrival; made when the first one comes (one pointer per idle client).
+  using Messages = std::vector<std::shared_ptr<const TrackingMessage>>;
+  std::unique_ptr<Messages> tracking_while_moving;
+  void keep_message(std::shared_ptr<const TrackingMessage> m) {
+    if (!tracking_while_moving) {
+      tracking_while_moving = std::make_unique<Messages>();
+    }
+    tracking_while_moving->push_back(std::move(m));
+  }
 };
 
 // A connection on its way to another thread (Connection::migrate): its descriptor, released
@@ -69,6 +90,22 @@ struct ConnectionHandoff {
   std::unique_ptr<TlsSession> tls;
 };
 
+// A hibernated client (Connection::hibernate): an idle connection that gave up its Connection
+// object and its coroutine, kept by its thread's ConnectionSet as its descriptor (watched by the
+// set's own epoll instance) and the little of its session an idle plain client can have set.
+// The rest of what the client set (name, library, NO-EVICT, NO-TOUCH...) is in its ClientInfo.
+struct HibernatedConnection {
+  int fd = -1;
+  bool v6 = false;
+  uint8_t resp = 2;
+  bool authenticated = false;
+  uint32_t db = 0;
+  uint64_t acl_epoch = 0;
+  std::shared_ptr<ClientInfo> info;
+  std::shared_ptr<ConnectionOwner> owner;
+  std::shared_ptr<const AclUser> user;  // its name is the session's user name
+};
+
 class Connection : public std::enable_shared_from_this<Connection>, private PubSubSink {
  public:
   Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shard, ConnectionSet& set);
@@ -80,6 +117,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // The connection's whole life, run on its owner thread; returns when the client is gone. The
   // coroutine frame holds `self`, which keeps the connection alive until then.
   static asio::awaitable<void> serve(std::shared_ptr<Connection> self);
+  // Starts serve() on the connection's thread; an internal error that ends it is logged.
+  static void spawn(std::shared_ptr<Connection> conn);
   // Owner thread. Closes the socket; a pending read or write ends at once.
   void close();
   // Owner thread. Graceful shutdown: finish what is being executed and written, then close.
@@ -112,6 +151,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
 
  private:
   friend class ConnectionSet;
+  friend struct ConnectionOwner;
 
   asio::awaitable<void> run();
 
@@ -147,6 +187,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // of migrate_to_ (ConnectionSet::adopt). True if the connection has moved; its coroutine
   // then ends without closing anything.
   bool migrate();
+  // Just parked, with a plain session (connection_hibernate.cpp): hands the descriptor and the
+  // session to set_ (ConnectionSet::hibernate) and lets this object go. True if it did; the
+  // coroutine then ends without closing anything.
+  bool hibernate();
   asio::awaitable<bool> write_output();
   // TLS (connection_tls.cpp). read_tls reads and decrypts into in_'s free space, driving the
   // handshake on the way, and returns like read_some: plaintext bytes, or an error (eof once
@@ -326,6 +370,14 @@ class ConnectionSet {
   void defer_reply(std::shared_ptr<Connection> c);
   // Owner thread. Counts a completed read (see write_deferred).
   void note_read() { ++reads_; }
+  // Owner thread. Keeps a client that gave up its Connection (Connection::hibernate) until it
+  // sends again, is killed, times out or the server stops; false if it cannot (the
+  // connection then stays as it is). INFO clients' hibernated_clients counts them all.
+  bool hibernate(Engine& engine, size_t shard, HibernatedConnection&& h);
+  // Owner thread. Rebuilds a hibernated client's Connection and starts it, with `message` to
+  // deliver first if there is one; null if the client is not hibernated here.
+  std::shared_ptr<Connection> wake(uint64_t id,
+                                   std::shared_ptr<const TrackingMessage> message = nullptr);
   // Set by the server: takes a migrating connection over on thread `target` (it posts there).
   // Unset (tests, a single thread), connections never migrate.
   std::function<void(size_t target, ConnectionHandoff)> adopt;
@@ -349,6 +401,16 @@ class ConnectionSet {
   std::vector<std::weak_ptr<Connection>> live() const;
   std::unordered_map<uint64_t, std::weak_ptr<Connection>> conns_;
   std::unique_ptr<ShardCourier> courier_;
+  // Hibernated clients (connection_hibernate.cpp) by id, and the epoll instance watching their
+  // descriptors, itself watched by this thread's reactor while any are hibernated.
+  void watch_hibernated();
+  void wake_ready();
+  void close_hibernated(std::vector<uint64_t> ids);
+  std::unordered_map<uint64_t, HibernatedConnection> hibernated_;
+  Engine* engine_ = nullptr;
+  size_t shard_ = 0;
+  std::unique_ptr<asio::posix::stream_descriptor> epoll_;
+  bool watching_ = false;
 };
 
 }  // namespace hotkv

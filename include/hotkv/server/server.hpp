@@ -57,7 +57,6 @@ class Server {
   std::string configure_tls();
   // CONFIG SET port / tls-port: the listener moves (port 0: closes). "" or why not.
   std::string move_listener(int64_t port, bool tls);
-  void spawn_connection(asio::io_context& io, std::shared_ptr<Connection> conn);
   // Takes a connection that moves to worker `target` over there (ConnectionSet::adopt).
   void adopt_connection(size_t target, ConnectionHandoff h);
   // Starts a log rewrite with every shard parked (auto-aof-rewrite thresholds reached).

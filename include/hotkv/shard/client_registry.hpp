@@ -6,18 +6,35 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <absl/container/btree_map.h>
+
 #include "hotkv/shard/tracking_message.hpp"
 
 namespace hotkv {
 
+// What any thread may ask of a client's connection, wherever it is served at the moment: the
+// connection layer implements it (ConnectionOwner) and posts each request to the owning thread.
+class ClientControl {
+ public:
+  virtual ~ClientControl() = default;
+  // Closes the connection (CLIENT KILL, client eviction, ACL DELUSER...).
+  virtual void kill() = 0;
+  // Ends a blocking command (CLIENT UNBLOCK; error: reply -UNBLOCKED instead of the timeout
+  // reply). Meaningful while ClientInfo::blocked is set.
+  virtual void unblock(bool error) = 0;
+  // Delivers an invalidation (or a tracking-redir-broken notice), encoded by the owning thread
+  // in the client's protocol.
+  virtual void push(std::shared_ptr<const TrackingMessage> m) = 0;
+};
+
+// An idle client's whole cost is mostly this and its hibernated connection (see
+// net/connection_hibernate.cpp): what few clients set lives apart.
 struct ClientInfo {
   uint64_t id = 0;
   std::string addr;
@@ -31,11 +48,8 @@ struct ClientInfo {
   std::atomic<int64_t> last_command{-1};  // command table id
   std::atomic<uint64_t> query_buffer{0};
   std::atomic<uint64_t> output_buffer{0};
-  // Posts a close to the owning thread; set by the connection, called by CLIENT KILL.
-  std::function<void()> kill;
-  // Posts an unblock to the owning thread (CLIENT UNBLOCK; error: reply -UNBLOCKED instead of
-  // the timeout reply). Meaningful while `blocked` is set.
-  std::function<void(bool error)> unblock;
+  // Set once by the connection; null for a client without one (tests).
+  std::shared_ptr<ClientControl> control;
   std::atomic<bool> blocked{false};
   // Set once client eviction has asked this client to close (it is not counted or asked again).
   std::atomic<bool> evicted{false};
@@ -58,14 +72,15 @@ struct ClientInfo {
   // none). Written by the client's own thread, read by any thread that invalidates keys.
   std::atomic<uint32_t> tracking{0};
   std::atomic<uint64_t> tracking_redirect{0};
-  // Posts an invalidation (or a tracking-redir-broken notice) to the owning thread, which
-  // encodes it in the client's protocol; set once by the connection, called from any thread.
-  std::function<void(std::shared_ptr<const TrackingMessage>)> push;
-  // Guarded by ClientRegistry's mutex.
-  std::string name;
-  std::string lib_name;
-  std::string lib_ver;
-  std::string user = "default";  // the ACL user it authenticated as (CLIENT LIST user=)
+  // Guarded by ClientRegistry's mutex. Made when the first of them is set: most clients never
+  // name themselves nor log in as another user.
+  struct Labels {
+    std::string name;
+    std::string lib_name;
+    std::string lib_ver;
+    std::string user = "default";  // the ACL user it authenticated as (CLIENT LIST user=)
+  };
+  std::unique_ptr<Labels> labels;
   bool no_evict = false;
 };
 
@@ -100,7 +115,9 @@ class ClientRegistry {
 
  private:
   mutable std::mutex mutex_;
-  std::map<uint64_t, std::shared_ptr<ClientInfo>> clients_;
+  // By id, so CLIENT LIST shows clients in the order they connected; a B-tree keeps about
+  // ten entries per node instead of a node per client.
+  absl::btree_map<uint64_t, std::shared_ptr<ClientInfo>> clients_;
   std::atomic<uint64_t> next_id_{1};
   std::atomic<size_t> count_{0};
   std::atomic<uint64_t> evicted_{0};

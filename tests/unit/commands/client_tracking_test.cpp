@@ -29,9 +29,16 @@ namespace {
 
 using Inbox = std::vector<std::shared_ptr<const TrackingMessage>>;
 
-void collect_into(ClientInfo& info, Inbox& inbox) {
-  info.push = [&inbox](std::shared_ptr<const TrackingMessage> m) { inbox.push_back(m); };
-}
+// What the connection would do with a message: here, keep it.
+struct Collector final : hotkv::ClientControl {
+  explicit Collector(Inbox& to) : inbox(to) {}
+  void kill() override {}
+  void unblock(bool) override {}
+  void push(std::shared_ptr<const TrackingMessage> m) override { inbox.push_back(std::move(m)); }
+  Inbox& inbox;
+};
+
+void collect_into(ClientInfo& info, Inbox& inbox) { info.control = std::make_shared<Collector>(inbox); }
 
 // The test session as a registered, tracking-capable client, and a second client ("other")
 // that writes and can be a REDIRECT target.

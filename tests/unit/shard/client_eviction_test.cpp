@@ -11,12 +11,21 @@ namespace {
 
 constexpr uint64_t kMB = 1024 * 1024;
 
+// Counts the closes a client was asked.
+struct KillCounter final : ClientControl {
+  explicit KillCounter(int& to) : kills(to) {}
+  void kill() override { ++kills; }
+  void unblock(bool) override {}
+  void push(std::shared_ptr<const TrackingMessage>) override {}
+  int& kills;
+};
+
 // A registered client holding `bytes` of query buffer; `kills` counts the closes it was asked.
 std::shared_ptr<ClientInfo> add_client(ClientRegistry& reg, uint64_t bytes, int& kills) {
   auto info = std::make_shared<ClientInfo>();
   info->id = reg.next_id();
   info->query_buffer.store(bytes);
-  info->kill = [&kills] { ++kills; };
+  info->control = std::make_shared<KillCounter>(kills);
   reg.add(info);
   return info;
 }
