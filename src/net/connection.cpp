@@ -23,6 +23,7 @@
 #include "hotkv/net/shard_courier.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/memory.hpp"
 
 namespace hotkv {
 namespace {
@@ -61,7 +62,11 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       block_timer_(engine.shard(shard).io()),
       drain_timer_(engine.shard(shard).io()),
       migrate_to_(shard) {
-  auto info = std::make_shared<ClientInfo>();
+  std::shared_ptr<ClientInfo> info;
+  {
+    ClientLifetimeAllocations lifetime;
+    info = std::make_shared<ClientInfo>();
+  }
   info->id = engine_.clients().next_id();
   std::error_code ec;
   auto remote = socket_.remote_endpoint(ec);
@@ -283,7 +288,10 @@ asio::awaitable<void> Connection::run() {
   bool kill_requested = false;
   std::unique_ptr<ConnectionOwner::Messages> moved_messages;
   if (owner_ == nullptr) {
-    owner_ = std::make_shared<ConnectionOwner>();
+    {
+      ClientLifetimeAllocations lifetime;
+      owner_ = std::make_shared<ConnectionOwner>();
+    }
     owner_->id = id();
     session_.info->control = owner_;
   }

@@ -18,6 +18,7 @@
 
 #include "hotkv/net/connection.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/memory.hpp"
 
 namespace hotkv {
 
@@ -103,7 +104,10 @@ bool ConnectionSet::hibernate(Engine& engine, size_t shard, HibernatedConnection
     return false;  // out of epoll watches (max_user_watches): it stays a parked connection
   }
   conns_.erase(id);
-  hibernated_.emplace(id, std::move(h));
+  {
+    ClientLifetimeAllocations lifetime;
+    hibernated_.emplace(id, std::move(h));
+  }
   engine.stats().hibernated_clients.fetch_add(1, std::memory_order_relaxed);
   watch_hibernated();
   return true;
@@ -152,7 +156,10 @@ std::shared_ptr<Connection> ConnectionSet::wake(uint64_t id,
   }
   asio::ip::tcp::socket socket(engine_->shard(shard_).io());
   std::error_code ec;
-  socket.assign(h.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), h.fd, ec);
+  {
+    ClientLifetimeAllocations lifetime;  // asio's state for the socket, kept in its pool
+    socket.assign(h.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), h.fd, ec);
+  }
   if (ec) {
     Connection::protocol_log().warn("closing client {}: cannot watch its socket again: {}",
                                     h.info->addr, ec.message());

@@ -1,6 +1,7 @@
 // Server start-up, accept loop, housekeeping and shutdown (see server.hpp).
 #include "hotkv/server/server.hpp"
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <unistd.h>
@@ -260,14 +261,25 @@ asio::awaitable<void> Server::accept_loop(bool tls) {
     }
     // Re-home the descriptor on the target worker's io_context, so the connection's reads and
     // writes are driven by that worker's reactor alone.
+    // The connection gets a duplicate of the descriptor, registered while the accepted one
+    // still is: so asio's state for it is made anew among the client-lifetime allocations,
+    // rather than being the state the acceptor's thread had just used (which, kept in that
+    // thread's pool, would be handed to the next accept and so always come from its arena).
     std::error_code hec;
     auto protocol = accepted.local_endpoint(hec).protocol();
-    int fd = accepted.release(hec);
+    int fd = hec ? -1 : ::fcntl(accepted.native_handle(), F_DUPFD_CLOEXEC, 0);
     asio::ip::tcp::socket socket(w.io);
-    socket.assign(protocol, fd, hec);
-    if (hec) {
-      refused_log().warn("cannot hand over connection: {}", hec.message());
-      ::close(fd);
+    if (fd >= 0) {
+      ClientLifetimeAllocations lifetime;  // asio's state for the socket, kept in its pool
+      socket.assign(protocol, fd, hec);
+    }
+    accepted.close(hec);  // the duplicate keeps the connection open
+    if (fd < 0 || socket.native_handle() != fd) {
+      refused_log().warn("cannot hand over connection: {}",
+                         fd < 0 ? std::string(std::strerror(errno)) : hec.message());
+      if (fd >= 0) {
+        ::close(fd);
+      }
       continue;
     }
     configure_socket(socket);
@@ -287,7 +299,10 @@ void Server::adopt_connection(size_t target, ConnectionHandoff h) {
     // the kernel and is read by the connection's first read here.
     asio::ip::tcp::socket socket(w->io);
     std::error_code ec;
-    socket.assign(h.protocol, h.fd, ec);
+    {
+      ClientLifetimeAllocations lifetime;
+      socket.assign(h.protocol, h.fd, ec);
+    }
     if (ec || stopping_.load()) {
       if (ec) {
         refused_log().warn("cannot move connection: {}", ec.message());

@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "hotkv/util/memory.hpp"
+
 namespace hotkv {
 
 void ClientRegistry::add(std::shared_ptr<ClientInfo> info) {
   std::lock_guard<std::mutex> lock(mutex_);
+  ClientLifetimeAllocations lifetime;  // the B-tree's nodes live as long as their clients
   clients_[info->id] = std::move(info);
   count_.store(clients_.size(), std::memory_order_relaxed);
 }

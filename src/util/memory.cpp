@@ -63,6 +63,9 @@ std::atomic<int64_t> g_peak{0};
 // This thread's allocations minus frees not yet folded into g_used. A plain thread_local of
 // the executable: no constructor, no lazy initialization, so it is safe inside malloc.
 thread_local int64_t t_pending = 0;
+// The flags this thread's allocations take (ClientLifetimeAllocations sets the arena).
+[[maybe_unused]] thread_local int t_alloc_flags = 0;
+[[maybe_unused]] thread_local int t_lifetime_depth = 0;
 
 void raise_peak(int64_t now) {
   int64_t peak = g_peak.load(std::memory_order_relaxed);
@@ -181,6 +184,35 @@ AllocatorFigures allocator_figures() {
           jemalloc_stat("stats.resident")};
 }
 
+namespace {
+// The arena of client-lifetime objects (made on first use; 0 if jemalloc could not make one:
+// they then come from the thread's arena like any other allocation).
+int client_lifetime_flags() {
+  static const int flags = [] {
+    unsigned arena = 0;
+    size_t len = sizeof(arena);
+    if (mallctl("arenas.create", &arena, &len, nullptr, 0) != 0) {
+      return 0;
+    }
+    constexpr int kTcacheNone = 1 << 8;  // MALLOCX_TCACHE_NONE
+    return static_cast<int>((arena + 1) << 20) | kTcacheNone;  // MALLOCX_ARENA(arena)
+  }();
+  return flags;
+}
+}  // namespace
+
+ClientLifetimeAllocations::ClientLifetimeAllocations() {
+  if (t_lifetime_depth++ == 0) {
+    t_alloc_flags = client_lifetime_flags();
+  }
+}
+
+ClientLifetimeAllocations::~ClientLifetimeAllocations() {
+  if (--t_lifetime_depth == 0) {
+    t_alloc_flags = 0;
+  }
+}
+
 std::string allocator_report() {
   std::string out;
   malloc_stats_print([](void* to, const char* text) { static_cast<std::string*>(to)->append(text); },
@@ -189,6 +221,9 @@ std::string allocator_report() {
 }
 
 #else
+
+ClientLifetimeAllocations::ClientLifetimeAllocations() = default;
+ClientLifetimeAllocations::~ClientLifetimeAllocations() = default;
 
 std::string allocator_name() { return "libc"; }
 
@@ -240,7 +275,7 @@ extern "C" {
 
 void* malloc(size_t size) noexcept {
   // jemalloc's mallocx does not accept 0 bytes; malloc(0) must still return a unique pointer.
-  void* p = mallocx(size == 0 ? 1 : size, 0);
+  void* p = mallocx(size == 0 ? 1 : size, hotkv::t_alloc_flags);
   if (p == nullptr) {
     errno = ENOMEM;
     return nullptr;
@@ -262,7 +297,7 @@ void* calloc(size_t n, size_t size) noexcept {
     errno = ENOMEM;
     return nullptr;
   }
-  void* p = mallocx(bytes == 0 ? 1 : bytes, kMallocxZero);
+  void* p = mallocx(bytes == 0 ? 1 : bytes, kMallocxZero | hotkv::t_alloc_flags);
   if (p == nullptr) {
     errno = ENOMEM;
     return nullptr;
@@ -294,7 +329,7 @@ void* memalign(size_t alignment, size_t size) noexcept {
     errno = EINVAL;
     return nullptr;
   }
-  void* p = mallocx(size == 0 ? 1 : size, mallocx_align(alignment));
+  void* p = mallocx(size == 0 ? 1 : size, mallocx_align(alignment) | hotkv::t_alloc_flags);
   if (p == nullptr) {
     errno = ENOMEM;
     return nullptr;

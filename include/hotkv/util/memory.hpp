@@ -51,4 +51,18 @@ AllocatorFigures allocator_figures();
 // MEMORY MALLOC-STATS: the allocator's own report.
 std::string allocator_report();
 
+// While one of these lives on a thread, that thread's allocations come from an arena kept for
+// objects that live as long as a client: its ClientInfo, its owner, its hibernation record,
+// asio's state for its socket. Packed there, apart from the buffers and frames a connection
+// frees when it goes idle, they fill whole pages; mixed with those, each kept one of them
+// part-used (docs/performance.md, "Idle connections and memory"). Only around allocations
+// that live that long: the arena bypasses the thread caches.
+class ClientLifetimeAllocations {
+ public:
+  ClientLifetimeAllocations();
+  ~ClientLifetimeAllocations();
+  ClientLifetimeAllocations(const ClientLifetimeAllocations&) = delete;
+  ClientLifetimeAllocations& operator=(const ClientLifetimeAllocations&) = delete;
+};
+
 }  // namespace hotkv
