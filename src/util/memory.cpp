@@ -20,13 +20,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <new>
-#include <string_view>
-
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
+#include <new>
+#include <string_view>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HOTKV_COUNTING_MALLOC 0
