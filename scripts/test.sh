@@ -48,7 +48,7 @@ if [[ ${HOTKV_SKIP_ASAN:-0} != 1 ]]; then
   (cd build-asan && ctest --output-on-failure -j2 --timeout 600 -L integration \
     -E '^integration\..*\.(threads1|default)$')
   # The libFuzzer targets (tests/fuzz), half a minute each in CI, built in build-asan with
-  # clang; the long runs are done by hand (docs/testing.md, "Fuzzing").
+  # clang; the long runs are done by hand (docs/architecture.md, "Fuzzing").
   section "fuzzing"
   scripts/fuzz.sh 30
 fi

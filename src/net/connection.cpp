@@ -1,6 +1,8 @@
 // The connection coroutine (see connection.hpp).
 #include "hotkv/net/connection.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 
@@ -945,6 +947,28 @@ asio::awaitable<bool> Connection::process_input() {
 }
 
 void ConnectionSet::add(const std::shared_ptr<Connection>& c) { conns_[c->id()] = c; }
+
+std::shared_ptr<Connection> ConnectionSet::take_over(Engine& engine, size_t shard,
+                                                     ConnectionHandoff&& h) {
+  // The descriptor joins this thread's reactor; what the client sent meanwhile is still in the
+  // kernel and the connection's first read finds it.
+  asio::ip::tcp::socket socket(engine.shard(shard).io());
+  std::error_code ec;
+  {
+    ClientLifetimeAllocations lifetime;  // asio's state for the socket, kept in its pool
+    socket.assign(h.protocol, h.fd, ec);
+  }
+  if (ec) {
+    Connection::protocol_log().warn("closing client {}: cannot watch its socket here: {}",
+                                    h.session.info->addr, ec.message());
+    ::close(h.fd);
+    engine.clients().remove(h.session.info->id);
+    return nullptr;
+  }
+  auto conn = std::make_shared<Connection>(std::move(socket), engine, shard, *this, std::move(h));
+  Connection::spawn(conn);
+  return conn;
+}
 
 namespace {
 std::atomic<uint64_t> g_released_connections{0};

@@ -154,21 +154,9 @@ std::shared_ptr<Connection> ConnectionSet::wake(uint64_t id,
       h.owner->keep_message(std::move(message));  // run() delivers it, as after a move
     }
   }
-  asio::ip::tcp::socket socket(engine_->shard(shard_).io());
-  std::error_code ec;
-  {
-    ClientLifetimeAllocations lifetime;  // asio's state for the socket, kept in its pool
-    socket.assign(h.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), h.fd, ec);
-  }
-  if (ec) {
-    Connection::protocol_log().warn("closing client {}: cannot watch its socket again: {}",
-                                    h.info->addr, ec.message());
-    ::close(h.fd);
-    engine_->clients().remove(id);
-    return nullptr;
-  }
   ConnectionHandoff from;
   from.fd = h.fd;
+  from.protocol = h.v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4();
   from.session.info = std::move(h.info);
   from.session.resp = h.resp;
   from.session.db = h.db;
@@ -177,10 +165,7 @@ std::shared_ptr<Connection> ConnectionSet::wake(uint64_t id,
   from.session.user = std::move(h.user);
   from.session.acl_epoch = h.acl_epoch;
   from.owner = std::move(h.owner);
-  auto conn = std::make_shared<Connection>(std::move(socket), *engine_, shard_, *this,
-                                           std::move(from));
-  Connection::spawn(conn);
-  return conn;
+  return take_over(*engine_, shard_, std::move(from));
 }
 
 void ConnectionSet::close_hibernated(std::vector<uint64_t> ids) {

@@ -295,24 +295,12 @@ asio::awaitable<void> Server::accept_loop(bool tls) {
 void Server::adopt_connection(size_t target, ConnectionHandoff h) {
   Worker* w = workers_[target].get();
   asio::post(w->io, [this, w, target, h = std::move(h)]() mutable {
-    // The descriptor joins this worker's reactor; input the client sent meanwhile is still in
-    // the kernel and is read by the connection's first read here.
-    asio::ip::tcp::socket socket(w->io);
-    std::error_code ec;
-    {
-      ClientLifetimeAllocations lifetime;
-      socket.assign(h.protocol, h.fd, ec);
-    }
-    if (ec || stopping_.load()) {
-      if (ec) {
-        refused_log().warn("cannot move connection: {}", ec.message());
-      }
+    if (stopping_.load()) {
       ::close(h.fd);
       engine_->clients().remove(h.session.info->id);
       return;
     }
-    Connection::spawn(std::make_shared<Connection>(std::move(socket), *engine_, target,
-                                                   w->connections, std::move(h)));
+    w->connections.take_over(*engine_, target, std::move(h));
   });
 }
 

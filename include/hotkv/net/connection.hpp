@@ -381,6 +381,10 @@ class ConnectionSet {
   // Set by the server: takes a migrating connection over on thread `target` (it posts there).
   // Unset (tests, a single thread), connections never migrate.
   std::function<void(size_t target, ConnectionHandoff)> adopt;
+  // Owner thread (shard `shard`'s). Starts a Connection for a descriptor handed to this thread:
+  // a migrating connection, or a hibernated one waking. If the reactor cannot watch the
+  // descriptor, closes it and forgets the client (null).
+  std::shared_ptr<Connection> take_over(Engine& engine, size_t shard, ConnectionHandoff&& h);
   // Owner thread. This thread's batched messages to the other shards (made on first use).
   ShardCourier& courier(Engine& engine, size_t home) {
     if (!courier_) {
