@@ -96,54 +96,67 @@ std::string rerun_blocked(Engine& engine, Shard& shard, BlockedClient& c, std::s
   return out;
 }
 
+// Serves the clients waiting on `key` of `db`, in arrival order, after a write made it ready.
+// Walks the registry's own list: serving a client removes it from there (complete_blocked),
+// every other outcome leaves it in place, so the walk moves on only past clients that stay.
+// Nothing else changes the list meanwhile: a re-run that would block again registers nothing,
+// and new clients block from their connections' handlers, not from here.
+void serve_ready_key(Engine& engine, Shard& shard, uint32_t db, const std::string& key) {
+  BlockingRegistry& reg = shard.blocking();
+  const KeyTable& dict = shard.keyspace(db).dict();
+  // Only a re-run changes the keyspace here (it pops, or a BLMOVE pushes), so the key is looked
+  // up again only after one: a push to a queue with 50 waiting workers serves the first and
+  // then passes the other 49 without a lookup each.
+  bool key_present = dict.find(key) != nullptr;
+  size_t at = 0;
+  auto* list = reg.waiters(db, key);
+  while (list != nullptr && at < list->size()) {
+    BlockedClient& waiting = *(*list)[at];
+    const bool serves_key = (waiting.spec->flags & kServesReadyKey) != 0;
+    if (waiting.finished() || (serves_key && !key_present)) {
+      // Finished: prune() drops it. A pop whose key is gone (an emptied list or sorted set)
+      // keeps its place without a re-run, as Redis stops serving a key once it is empty.
+      ++at;
+      continue;
+    }
+    std::shared_ptr<BlockedClient> c = (*list)[at];  // alive until served, whatever the list does
+    ++at;
+    if (!c->in_place && !serves_key) {
+      c->finish(WakeResult{WakeKind::kRetry, {}});
+      continue;
+    }
+    if (!c->in_place) {
+      // Waiting on keys of several shards, but its re-run touches only the key that became
+      // ready, which lives here: serve it here, in its turn, once it is ours to serve.
+      if (!c->claim()) {
+        continue;  // another shard serves it, or it timed out
+      }
+      std::string out = rerun_blocked(engine, shard, *c, key);
+      key_present = dict.find(key) != nullptr;
+      list = reg.waiters(db, key);
+      c->deliver(out.empty() ? WakeResult{WakeKind::kRetry, {}}
+                             : WakeResult{WakeKind::kReply, std::move(out)});
+      continue;
+    }
+    std::string out = rerun_blocked(engine, shard, *c, key);
+    key_present = dict.find(key) != nullptr;
+    if (!out.empty()) {
+      complete_blocked(shard, *c, WakeResult{WakeKind::kReply, std::move(out)});
+      --at;  // it left the list: the next client moved into its place
+    }  // else still nothing for it: it keeps its place in the queue
+    // The served client's removal may have emptied the list, and with it the registry's entry.
+    list = reg.waiters(db, key);
+  }
+}
+
 }  // namespace
 
 void serve_blocked(Engine& engine, Shard& shard) {
   BlockingRegistry& reg = shard.blocking();
   reg.serve_posted = false;
   for (const BlockingRegistry::ReadyKey& ready : reg.take_ready()) {
-    const std::string& key = ready.key;
-    auto* list = reg.waiters(ready.db, key);
-    if (list == nullptr) {
-      continue;
-    }
-    // Serving removes clients from the list: walk a copy, in arrival order.
-    std::vector<std::shared_ptr<BlockedClient>> queue(list->begin(), list->end());
-    const KeyTable& dict = shard.keyspace(ready.db).dict();
-    for (const auto& c : queue) {
-      if (c->finished()) {
-        continue;
-      }
-      const bool serves_key = (c->spec->flags & kServesReadyKey) != 0;
-      if (!c->in_place && !serves_key) {
-        c->finish(WakeResult{WakeKind::kRetry, {}});
-        continue;
-      }
-      if (serves_key && dict.find(key) == nullptr) {
-        // A pop needs the key, and an emptied list or sorted set is gone: the clients behind
-        // keep their places without a re-run each (one push to a queue with 50 waiting workers
-        // would otherwise re-run 49 pops that find nothing). As Redis stops serving a key once
-        // it is empty.
-        continue;
-      }
-      if (!c->in_place) {
-        // Waiting on keys of several shards, but its re-run touches only the key that became
-        // ready, which lives here: serve it here, in its turn, once it is ours to serve.
-        if (!c->claim()) {
-          continue;  // another shard serves it, or it timed out
-        }
-        std::string out = rerun_blocked(engine, shard, *c, key);
-        c->deliver(out.empty() ? WakeResult{WakeKind::kRetry, {}}
-                               : WakeResult{WakeKind::kReply, std::move(out)});
-        continue;
-      }
-      std::string out = rerun_blocked(engine, shard, *c, key);
-      if (out.empty()) {
-        continue;  // still nothing for it: it keeps its place in the queue
-      }
-      complete_blocked(shard, *c, WakeResult{WakeKind::kReply, std::move(out)});
-    }
-    reg.prune(ready.db, key);
+    serve_ready_key(engine, shard, ready.db, ready.key);
+    reg.prune(ready.db, ready.key);
   }
 }
 

@@ -260,6 +260,41 @@ def blocked_clients_served_in_order_from_first_nonempty_key(t, srv):
 
 
 @case
+def a_queue_with_many_waiters_serves_them_in_turn(t, srv):
+    """Twenty workers in BRPOP on one queue: one push serves the first only and the others
+    keep their places; one push of nineteen serves the rest in the order they blocked. A
+    BLMOVE from the queue onto itself puts the element back, so the worker behind it is served
+    in the same round."""
+    q = "jobs"
+    with srv.raw() as c:
+        workers = []
+        for i in range(20):
+            workers.append(blocked(srv.port, "BRPOP", q, "0"))
+            wait_blocked(c, i + 1)
+        assert c.call("LPUSH", q, "v0") == 1
+        assert workers[0].read_reply() == [q, "v0"]
+        wait_blocked(c, 19)
+        assert c.call("LPUSH", q, *["v%d" % i for i in range(1, 20)]) == 19
+        for i in range(1, 20):
+            assert workers[i].read_reply() == [q, "v%d" % i]
+        wait_blocked(c, 0)
+        assert c.call("EXISTS", q) == 0
+        for w in workers:
+            w.close()
+        rotate = blocked(srv.port, "BLMOVE", q, q, "RIGHT", "LEFT", "0")
+        wait_blocked(c, 1)
+        last = blocked(srv.port, "BRPOP", q, "0")
+        wait_blocked(c, 2)
+        assert c.call("LPUSH", q, "item") == 1
+        assert rotate.read_reply() == "item"
+        assert last.read_reply() == [q, "item"]
+        wait_blocked(c, 0)
+        assert c.call("EXISTS", q) == 0
+        rotate.close()
+        last.close()
+
+
+@case
 def blocked_pop_woken_by_script_and_other_threads(t, srv):
     """A client blocked on a key of another thread is woken by a plain push from a third
     connection, by a script's RPUSH and by LMOVE; BRPOP takes from the tail."""
