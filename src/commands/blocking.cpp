@@ -70,10 +70,7 @@ bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result) {
     return false;
   }
   shard.blocking().remove(c);
-  if (c.timer) {
-    c.timer->cancel();
-  }
-  return c.finish(std::move(result));
+  return c.finish(std::move(result));  // which also cancels its timer
 }
 
 namespace {
