@@ -41,12 +41,11 @@ def error_text(fn):
     raise AssertionError("expected an error reply")
 
 
-def just_accessed(r, key):
+def assert_just_accessed(r, key):
     """OBJECT IDLETIME of a key accessed a moment ago: 0, or 1 when a second turned in between
     (the clock counts whole unix seconds, as Redis's LRU clock does)."""
     idle = r.object("idletime", key)
     assert idle in (0, 1), (key, idle)
-    return True
 
 
 def policy(r):
@@ -76,10 +75,10 @@ def idletime_grows_and_resets(t, srv):
     r.touch(keys[1])
     r.append(keys[2], "w")  # a write is an access too
     r.lrange(keys[0] + ":list", 0, -1)
-    assert just_accessed(r, keys[0])
-    assert just_accessed(r, keys[1])
-    assert just_accessed(r, keys[2])
-    assert just_accessed(r, keys[0] + ":list")
+    assert_just_accessed(r, keys[0])
+    assert_just_accessed(r, keys[1])
+    assert_just_accessed(r, keys[2])
+    assert_just_accessed(r, keys[0] + ":list")
     assert r.object("idletime", keys[3]) >= 2
     assert r.object("idletime", "idle:missing") is None
 
@@ -92,9 +91,9 @@ def rename_and_copy_are_accesses(t, srv):
     r.set("{c}other", "value")
     time.sleep(2.2)
     r.rename("{c}a", "{c}b")
-    assert just_accessed(r, "{c}b")
+    assert_just_accessed(r, "{c}b")
     r.copy("{c}b", "{c}copy")
-    assert just_accessed(r, "{c}copy")
+    assert_just_accessed(r, "{c}copy")
     assert r.object("idletime", "{c}other") >= 2
 
 
@@ -107,10 +106,10 @@ def restore_idletime(t, srv):
     assert r.execute_command("RESTORE", "idle", 0, dump, "IDLETIME", 1000)
     assert 1000 <= r.object("idletime", "idle") <= 1001
     assert r.execute_command("RESTORE", "freq", 0, dump, "FREQ", 100)
-    assert just_accessed(r, "freq")
+    assert_just_accessed(r, "freq")
     assert error_text(lambda: r.object("freq", "freq")) == FREQ_ERROR
     assert r.execute_command("RESTORE", "idle", 0, dump, "REPLACE")
-    assert just_accessed(r, "idle")
+    assert_just_accessed(r, "idle")
 
 
 @case
@@ -139,7 +138,7 @@ def lfu_frequency(t, srv):
     assert policy(r) == "noeviction"
     r.set("after", "v")
     assert error_text(lambda: r.object("freq", "after")) == FREQ_ERROR
-    assert just_accessed(r, "after")
+    assert_just_accessed(r, "after")
 
 
 @case
