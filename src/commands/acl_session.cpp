@@ -191,6 +191,13 @@ const char* acl_script_refusal(Engine& engine, const CommandSpec& spec,
                                            : err::kScriptNoPermCommand;
 }
 
+bool acl_script_allows(Engine& engine, const CommandSpec& spec,
+                       std::span<const std::string_view> argv) {
+  const TrackingCaller& caller = current_tracking_caller();
+  return caller.acl_user == nullptr ||
+         acl_check(*caller.acl_user, spec, argv, engine.table()).denial == AclDenial::kNone;
+}
+
 void acl_log_denial(Engine& engine, const ClientSession* session, std::string_view username,
                     AclDenial denial, std::string_view context, std::string object,
                     std::string_view cmd_name) {

@@ -218,6 +218,36 @@ bool stream_read_with_block(const CommandSpec& spec, std::span<const std::string
   return false;
 }
 
+// The command on the Lua stack (1..argc) as views in sc.argv: into the Lua strings, alive for
+// the whole call, and for numbers into reusable buffers formatted first, so no view moves.
+// False when an argument is neither a string nor a number.
+bool stack_argv(lua_State* L, LuaVm::Scratch& sc, int argc) {
+  sc.argv.clear();
+  if (sc.numbers.size() < static_cast<size_t>(argc)) {
+    sc.numbers.resize(static_cast<size_t>(argc));
+  }
+  for (int i = 1; i <= argc; ++i) {
+    int t = lua_type(L, i);
+    if (t == LUA_TNUMBER) {
+      std::string& buf = sc.numbers[static_cast<size_t>(i - 1)];
+      buf.clear();
+      fmt::format_to(std::back_inserter(buf), "{}", lua_tonumber(L, i));
+    } else if (t != LUA_TSTRING) {
+      return false;
+    }
+  }
+  for (int i = 1; i <= argc; ++i) {
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      sc.argv.emplace_back(sc.numbers[static_cast<size_t>(i - 1)]);
+    } else {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);
+      sc.argv.emplace_back(s, len);
+    }
+  }
+  return true;
+}
+
 // Runs one command for redis.call/pcall and pushes its reply. Returns 1 if the reply was
 // an error (pushed as {err=...}), 0 otherwise. Keeps no C++ object alive across lua_error,
 // which the caller raises.
@@ -233,31 +263,9 @@ int run_command(lua_State* L, LuaVm& vm) {
     return 1;
   }
   LuaVm::Scratch& sc = vm.scratch();
-  sc.argv.clear();
-  if (sc.numbers.size() < static_cast<size_t>(argc)) {
-    sc.numbers.resize(static_cast<size_t>(argc));
-  }
-  // Views into the Lua strings on the stack (alive for the whole call); numbers are
-  // formatted into reusable buffers first, so no view moves.
-  for (int i = 1; i <= argc; ++i) {
-    int t = lua_type(L, i);
-    if (t == LUA_TNUMBER) {
-      std::string& buf = sc.numbers[static_cast<size_t>(i - 1)];
-      buf.clear();
-      fmt::format_to(std::back_inserter(buf), "{}", lua_tonumber(L, i));
-    } else if (t != LUA_TSTRING) {
-      push_error_table(L, err::kCallArgType);
-      return 1;
-    }
-  }
-  for (int i = 1; i <= argc; ++i) {
-    if (lua_type(L, i) == LUA_TNUMBER) {
-      sc.argv.emplace_back(sc.numbers[static_cast<size_t>(i - 1)]);
-    } else {
-      size_t len = 0;
-      const char* s = lua_tolstring(L, i, &len);
-      sc.argv.emplace_back(s, len);
-    }
+  if (!stack_argv(L, sc, argc)) {
+    push_error_table(L, err::kCallArgType);
+    return 1;
   }
   std::span<const std::string_view> argv(sc.argv);
   CommandContext& ctx = *call->ctx;
@@ -488,18 +496,29 @@ int l_breakpoint(lua_State* L) {
 }
 int l_debug(lua_State*) { return 0; }
 
-// redis.acl_check_cmd(command, ...): whether the caller may run it. There are no ACL users
-// yet, so every command the server knows is allowed.
+// redis.acl_check_cmd(command, ...): whether the user who called the script may run that
+// command with those arguments (its command, key and channel rules), without running it and
+// without an ACL LOG entry, as on Redis.
 int l_acl_check_cmd(lua_State* L) {
   LuaVm& vm = vm_of(L);
-  size_t len = 0;
-  const char* name = lua_gettop(L) >= 1 ? lua_tolstring(L, 1, &len) : nullptr;
-  if (name == nullptr || vm.current() == nullptr ||
-      vm.lookup_command(vm.current()->ctx->engine.table(), std::string_view(name, len)) ==
-          nullptr) {
+  int argc = lua_gettop(L);
+  LuaVm::Call* call = vm.current();
+  if (call == nullptr) {
+    return luaL_error(L, "%s", err::kCallOutsideScript);
+  }
+  if (argc == 0) {
+    return luaL_error(L, "%s", err::kCallNoArgs);
+  }
+  LuaVm::Scratch& sc = vm.scratch();
+  if (!stack_argv(L, sc, argc)) {
+    return luaL_error(L, "%s", err::kCallArgType);
+  }
+  Engine& engine = call->ctx->engine;
+  const CommandSpec* spec = vm.lookup_command(engine.table(), sc.argv[0]);
+  if (spec == nullptr) {
     return luaL_error(L, "Invalid command passed to redis.acl_check_cmd()");
   }
-  lua_pushboolean(L, 1);
+  lua_pushboolean(L, acl_script_allows(engine, *spec, sc.argv) ? 1 : 0);
   return 1;
 }
 

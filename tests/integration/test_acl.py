@@ -247,6 +247,21 @@ def scripts_run_with_their_callers_rights(t, srv):
     assert log_fields(entry) == {"count": 1, "reason": "key", "context": "lua",
                                  "object": "other", "username": "s"}, entry
     refused(lambda: u.eval("return 1", 1, "x"), NOPERM_KEY)  # the script's own keys
+    # redis.acl_check_cmd asks the same question without running the command or logging.
+    logged = len(r.acl_log())
+    assert u.eval("return redis.acl_check_cmd('set', 'k2', 1)", 0) == 1
+    assert u.eval("return redis.acl_check_cmd('del', 'k2')", 0) is None  # false is a nil
+    assert u.eval("return redis.acl_check_cmd('get', 'other')", 0) is None
+    assert len(r.acl_log()) == logged
+    for script, text in (("return redis.acl_check_cmd('nosuch')",
+                          "Invalid command passed to redis.acl_check_cmd()"),
+                         ("return redis.acl_check_cmd({})",
+                          "Lua redis lib command arguments must be strings or integers")):
+        try:
+            u.eval(script, 0)
+            raise AssertionError("no error from %s" % script)
+        except redis.exceptions.ResponseError as e:
+            assert text in str(e), str(e)
 
 
 @case

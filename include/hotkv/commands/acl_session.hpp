@@ -51,6 +51,10 @@ std::string acl_exec_refusal(ClientSession& session, Engine& engine, const Comma
 const char* acl_script_refusal(Engine& engine, const CommandSpec& spec,
                                std::span<const std::string_view> argv);
 
+// redis.acl_check_cmd: whether the running command's user may run the call (logs nothing).
+bool acl_script_allows(Engine& engine, const CommandSpec& spec,
+                       std::span<const std::string_view> argv);
+
 // ACL LOG: a denial by `user` (reason "command", "key", "channel" or "auth").
 void acl_log_denial(Engine& engine, const ClientSession* session, std::string_view username,
                     AclDenial denial, std::string_view context, std::string object,

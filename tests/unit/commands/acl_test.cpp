@@ -5,6 +5,7 @@
 #include "hotkv/commands/acl_store.hpp"
 #include "hotkv/commands/acl_user.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/shard/tracking.hpp"
 #include "support/test_server.hpp"
 
 using hotkv::AclDenial;
@@ -272,4 +273,23 @@ TEST_CASE("ACL LOG groups repeated denials and keeps the newest first", "[acl]")
   CHECK(store.log_entries(100).size() == 5);
   store.log_reset();
   CHECK(store.log_entries(10).empty());
+}
+
+TEST_CASE("redis.acl_check_cmd answers for the script's caller without running or logging",
+          "[acl]") {
+  hotkv::test::TestServer s;
+  REQUIRE(s.run({"ACL", "SETUSER", "bob", "on", ">pw", "~x*", "+@scripting", "+set"}) ==
+          "+OK\r\n");
+  REQUIRE(s.run({"AUTH", "bob", "pw"}) == "+OK\r\n");
+  // The connection names the caller of every command (take_tracking_caller); here by hand.
+  hotkv::TrackingCaller caller;
+  caller.acl_user = s.session().user;
+  hotkv::ScopedTrackingCaller as(caller);
+  CHECK(s.run({"EVAL", "return redis.acl_check_cmd('set', 'xx', 1)", "0"}) == ":1\r\n");
+  CHECK(s.run({"EVAL", "return redis.acl_check_cmd('hset', 'xx', 'f', 1)", "0"}) == "$-1\r\n");
+  CHECK(s.run({"EVAL", "return redis.acl_check_cmd('set', 'yy', 1)", "0"}) == "$-1\r\n");
+  CHECK(s.run({"GET", "xx"}) == "-NOPERM this user has no permissions to run the 'get' command\r\n");
+  CHECK(s.engine().acl().log_entries(10).size() == 1);  // only the GET above
+  CHECK(s.run({"EVAL", "return redis.acl_check_cmd('nosuch')", "0"})
+            .find("Invalid command passed to redis.acl_check_cmd()") != std::string::npos);
 }
