@@ -32,17 +32,33 @@ case "$flavour" in
   *) echo "usage: scripts/build.sh release|test|asan|run" >&2; exit 2 ;;
 esac
 
-generator=()
-if command -v ninja >/dev/null 2>&1; then
-  generator=(-G Ninja)
+generator=Ninja build_file=build.ninja
+if ! command -v ninja >/dev/null 2>&1; then
+  generator="Unix Makefiles" build_file=Makefile
 fi
-# A directory configured with another compiler (an older GCC build-asan) is configured afresh:
-# CMake cannot switch the compiler of an existing cache.
+forget_configuration() { rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"; }
+# CMake cannot switch the generator or the compiler of an existing cache: a directory made with
+# another one (make before ninja was installed, an older GCC build-asan) is configured afresh.
+if [[ -f $dir/CMakeCache.txt ]] &&
+   ! grep -qx "CMAKE_GENERATOR:INTERNAL=$generator" "$dir/CMakeCache.txt"; then
+  forget_configuration
+fi
 if [[ -f $dir/CMakeCache.txt && $flavour == asan ]] &&
    ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=\(.*/\)\?${asan_cxx}\$" "$dir/CMakeCache.txt"; then
-  rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+  forget_configuration
 fi
-if [[ ! -f $dir/CMakeCache.txt ]]; then
-  cmake -S . -B "$dir" "${generator[@]}" "${args[@]}" >/dev/null
+# The build file is written last, when configuring succeeded: without it the directory is what
+# a failed or interrupted configure left (a cache that remembers a library as missing, say),
+# and it is configured again from nothing. An interrupted build needs nothing: ninja and make
+# go on from the files they finished.
+if [[ ! -f $dir/$build_file ]]; then
+  forget_configuration
+  mkdir -p "$dir"
+  if ! cmake -S . -B "$dir" -G "$generator" "${args[@]}" >"$dir/configure.log" 2>&1; then
+    cat "$dir/configure.log" >&2
+    forget_configuration
+    echo "build: configuring $dir failed (log above); scripts/deps.sh installs what it needs" >&2
+    exit 1
+  fi
 fi
 cmake --build "$dir" -j "$jobs" "${targets[@]}"

@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libasio-dev libfmt-dev libspdlog-dev libcli11-dev libabsl-dev
-  libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev libjemalloc-dev redis-tools
+  libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev libjemalloc-dev libssl-dev redis-tools
 )
 if [[ ${1:-} != --run ]]; then
   packages+=(catch2 libbenchmark-dev redis-server python3-redis netcat-openbsd libhiredis-dev

@@ -7,7 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The first run on a new machine installs the packages and builds (README: "What a first run
+# costs"); each step says how long it took, so a slow one shows where its time went.
 scripts/deps.sh --run
+echo "run: packages ready at ${SECONDS} s" >&2
 scripts/build.sh run
+echo "run: server built at ${SECONDS} s" >&2
 mkdir -p data
 exec build-run/hotkv --config scripts/hotkv.conf "$@"
