@@ -139,7 +139,7 @@ def waits(kind, a, root):
     r = start_replica(root)
     try:
         attach(m, r)
-        c = redis.Redis(port=m.port)
+        c = redis.Redis(host="127.0.0.1", port=m.port)
         lat, short = [], 0
         for i in range(a.waits):
             t0 = time.perf_counter()

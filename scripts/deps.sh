@@ -11,9 +11,14 @@ packages=(
   libasio-dev libfmt-dev libspdlog-dev libcli11-dev libabsl-dev
   libluajit2-5.1-dev lua-cjson-dev libmsgpack-dev liblzf-dev libjemalloc-dev libssl-dev redis-tools
 )
+# The tests and benchmarks: Catch2 and Google Benchmark, redis-server as the reference, Debian's
+# python3 with redis-py (the integration tests run /usr/bin/python3), tcl for Redis's own suite
+# (which reads processes with ps), openssl the command (the TLS tests make their certificates
+# with it), iproute2 (the protected-mode test lists this machine's addresses with ip) and bc
+# (scripts/acl_bench.sh). A minimal Debian has none of them.
 if [[ ${1:-} != --run ]]; then
-  packages+=(catch2 libbenchmark-dev redis-server python3-redis netcat-openbsd libhiredis-dev
-             tcl procps util-linux)
+  packages+=(catch2 libbenchmark-dev redis-server python3 python3-redis netcat-openbsd
+             libhiredis-dev tcl procps util-linux openssl iproute2 bc)
 fi
 
 # `scripts/deps.sh --test` adds what only the tests need: a browser for the sale report, the
@@ -38,11 +43,16 @@ if ((${#missing[@]} == 0)); then
 fi
 
 echo "deps: installing ${missing[*]}"
-sudo_cmd=()
+# sudo clears the environment: the setting that keeps apt from asking questions goes on the
+# command line.
+sudo_cmd=(env DEBIAN_FRONTEND=noninteractive)
 if [[ $(id -u) -ne 0 ]]; then
-  sudo_cmd=(sudo)
+  sudo_cmd=(sudo "${sudo_cmd[@]}")
 fi
-export DEBIAN_FRONTEND=noninteractive
+# An install that was cut short (Ctrl-C, a lost connection) leaves packages unpacked but not
+# configured, and apt refuses to go on until they are: finish them first (nothing to do, and
+# instant, otherwise).
+"${sudo_cmd[@]}" dpkg --configure -a
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # The Debian packages start a redis-server on 6379 (a redis-sentinel on 26379, the exporter on 9121) as

@@ -70,7 +70,8 @@ deb $m bookworm-updates main
 deb ${m%/debian*}/debian-security bookworm-security main
 EOF
     cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-    printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
+    printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
+      "$(uname -n)" >"$root/etc/hosts"
     mount_all
     home=/root
     if [[ $user != root ]]; then

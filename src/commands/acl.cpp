@@ -218,8 +218,9 @@ void acl_save(CommandContext& ctx) {
     return;
   }
   if (Status st = ctx.engine.acl().save_file(path); !st.is_ok()) {
-    ctx.error("ERR There was an error trying to save the ACLs. Please check the server logs "
-              "for more information");
+    ctx.error(
+        "ERR There was an error trying to save the ACLs. Please check the server logs "
+        "for more information");
     return;
   }
   ctx.reply.ok();
@@ -357,15 +358,15 @@ void acl_help(CommandContext& ctx) {
   }
 }
 
-constexpr Subcommand kSubcommands[] = {
-    {"CAT", -2, acl_cat},        {"DELUSER", -3, acl_deluser}, {"DRYRUN", -4, acl_dryrun},
+constexpr Subcommand kAclSubcommands[] = {
+    {"CAT", -2, acl_cat},         {"DELUSER", -3, acl_deluser}, {"DRYRUN", -4, acl_dryrun},
     {"GENPASS", -2, acl_genpass}, {"GETUSER", 3, acl_getuser},  {"LIST", 2, acl_list},
-    {"LOAD", 2, acl_load},       {"LOG", -2, acl_log},         {"SAVE", 2, acl_save},
+    {"LOAD", 2, acl_load},        {"LOG", -2, acl_log},         {"SAVE", 2, acl_save},
     {"SETUSER", -3, acl_setuser}, {"USERS", 2, acl_users},      {"WHOAMI", 2, acl_whoami},
     {"HELP", 2, acl_help},
 };
 
-void cmd_acl(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "ACL"); }
+void cmd_acl(CommandContext& ctx) { run_subcommand(ctx, kAclSubcommands, "ACL"); }
 
 }  // namespace
 

@@ -11,15 +11,6 @@
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {
-namespace {
-
-double ratio(uint64_t a, uint64_t b) {
-  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
-}
-
-int64_t diff(uint64_t a, uint64_t b) { return static_cast<int64_t>(a) - static_cast<int64_t>(b); }
-
-}  // namespace
 
 void info_memory_details(CommandContext& ctx, std::string& out) {
   MemoryFigures m = memory_figures(ctx.engine);
@@ -37,15 +28,16 @@ void info_memory_details(CommandContext& ctx, std::string& out) {
       "allocator_frag_ratio:{:.2f}\r\nallocator_frag_bytes:{}\r\nallocator_rss_ratio:{:.2f}\r\n"
       "allocator_rss_bytes:{}\r\nrss_overhead_ratio:{:.2f}\r\nrss_overhead_bytes:{}\r\n"
       "mem_fragmentation_bytes:{}\r\nlazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n",
-      m.peak, human_bytes(m.peak), 100.0 * ratio(m.used, m.peak), m.overhead, m.startup, m.dataset,
-      100.0 * ratio(m.dataset, m.used > m.startup ? m.used - m.startup : 0), m.allocator_allocated,
-      m.allocator_active, m.allocator_resident, m.total_system, human_bytes(m.total_system),
-      human_bytes(m.scripts), functions, libraries.size(),
-      ratio(m.allocator_active, m.allocator_allocated),
-      diff(m.allocator_active, m.allocator_allocated),
-      ratio(m.allocator_resident, m.allocator_active),
-      diff(m.allocator_resident, m.allocator_active), ratio(m.rss, m.allocator_resident),
-      diff(m.rss, m.allocator_resident), diff(m.rss, m.used));
+      m.peak, human_bytes(m.peak), 100.0 * memory_ratio(m.used, m.peak), m.overhead, m.startup,
+      m.dataset, 100.0 * memory_ratio(m.dataset, m.used > m.startup ? m.used - m.startup : 0),
+      m.allocator_allocated, m.allocator_active, m.allocator_resident, m.total_system,
+      human_bytes(m.total_system), human_bytes(m.scripts), functions, libraries.size(),
+      memory_ratio(m.allocator_active, m.allocator_allocated),
+      memory_difference(m.allocator_active, m.allocator_allocated),
+      memory_ratio(m.allocator_resident, m.allocator_active),
+      memory_difference(m.allocator_resident, m.allocator_active),
+      memory_ratio(m.rss, m.allocator_resident), memory_difference(m.rss, m.allocator_resident),
+      memory_difference(m.rss, m.used));
 }
 
 void info_modules(CommandContext&, std::string& out) { out += "# Modules\r\n\r\n"; }

@@ -158,7 +158,7 @@ void latency_help(CommandContext& ctx) {
 }
 
 // Each subcommand with its arity (as Redis 7 checks subcommands like commands of their own).
-constexpr Subcommand kSubcommands[] = {
+constexpr Subcommand kLatencySubcommands[] = {
     {"LATEST", 2, latency_latest},
     {"HISTORY", 3, latency_history},
     {"RESET", -2, latency_reset},
@@ -169,7 +169,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, latency_help},
 };
 
-void cmd_latency(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "LATENCY"); }
+void cmd_latency(CommandContext& ctx) { run_subcommand(ctx, kLatencySubcommands, "LATENCY"); }
 
 }  // namespace
 

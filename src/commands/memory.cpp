@@ -57,12 +57,6 @@ double percent(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
-double ratio(uint64_t a, uint64_t b) {
-  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
-}
-
-int64_t diff(uint64_t a, uint64_t b) { return static_cast<int64_t>(a) - static_cast<int64_t>(b); }
-
 // STATS: Redis 7.0's fields in its order. Client buffers, AOF buffers and cluster links are
 // not accounted apart (0); per-database hash table overheads are not listed.
 void memory_stats(CommandContext& ctx) {
@@ -96,14 +90,15 @@ void memory_stats(CommandContext& ctx) {
   num("allocator.allocated", static_cast<int64_t>(m.allocator_allocated));
   num("allocator.active", static_cast<int64_t>(m.allocator_active));
   num("allocator.resident", static_cast<int64_t>(m.allocator_resident));
-  real("allocator-fragmentation.ratio", ratio(m.allocator_active, m.allocator_allocated));
-  num("allocator-fragmentation.bytes", diff(m.allocator_active, m.allocator_allocated));
-  real("allocator-rss.ratio", ratio(m.allocator_resident, m.allocator_active));
-  num("allocator-rss.bytes", diff(m.allocator_resident, m.allocator_active));
-  real("rss-overhead.ratio", ratio(m.rss, m.allocator_resident));
-  num("rss-overhead.bytes", diff(m.rss, m.allocator_resident));
-  real("fragmentation", ratio(m.rss, m.used));
-  num("fragmentation.bytes", diff(m.rss, m.used));
+  real("allocator-fragmentation.ratio", memory_ratio(m.allocator_active, m.allocator_allocated));
+  num("allocator-fragmentation.bytes",
+      memory_difference(m.allocator_active, m.allocator_allocated));
+  real("allocator-rss.ratio", memory_ratio(m.allocator_resident, m.allocator_active));
+  num("allocator-rss.bytes", memory_difference(m.allocator_resident, m.allocator_active));
+  real("rss-overhead.ratio", memory_ratio(m.rss, m.allocator_resident));
+  num("rss-overhead.bytes", memory_difference(m.rss, m.allocator_resident));
+  real("fragmentation", memory_ratio(m.rss, m.used));
+  num("fragmentation.bytes", memory_difference(m.rss, m.used));
 }
 
 // DOCTOR: a short report on what the figures suggest, in plain words.
@@ -127,7 +122,7 @@ void memory_doctor(CommandContext& ctx) {
           "* High fragmentation: the process is resident in {} for {} in use (ratio {:.2f}). "
           "Many deleted or shrunk values leave holes the allocator cannot return; MEMORY PURGE "
           "may help, a restart from the log or a snapshot always does.\n",
-          human_bytes(m.rss), human_bytes(m.used), ratio(m.rss, m.used));
+          human_bytes(m.rss), human_bytes(m.used), memory_ratio(m.rss, m.used));
     }
     if (m.keys > 0 && (m.used - std::min(m.used, m.startup)) / m.keys > 1024 * 1024) {
       report +=
@@ -165,7 +160,7 @@ void memory_help(CommandContext& ctx) {
   }
 }
 
-constexpr Subcommand kSubcommands[] = {
+constexpr Subcommand kMemorySubcommands[] = {
     {"USAGE", -3, memory_usage},
     {"STATS", 2, memory_stats},
     {"DOCTOR", 2, memory_doctor},
@@ -178,7 +173,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, memory_help},
 };
 
-void cmd_memory(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "MEMORY"); }
+void cmd_memory(CommandContext& ctx) { run_subcommand(ctx, kMemorySubcommands, "MEMORY"); }
 
 // MEMORY USAGE's key; the other subcommands have none.
 void memory_keys(std::span<const std::string_view> argv, std::vector<size_t>& out) {

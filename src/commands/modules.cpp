@@ -31,7 +31,7 @@ void module_help(CommandContext& ctx) {
   }
 }
 
-constexpr Subcommand kSubcommands[] = {
+constexpr Subcommand kModuleSubcommands[] = {
     {"LIST", 2, [](CommandContext& ctx) { ctx.reply.array(0); }},
     {"LOAD", -3, [](CommandContext& ctx) { ctx.error(err::kModuleCommandNotAllowed); }},
     {"LOADEX", -3, [](CommandContext& ctx) { ctx.error(err::kModuleCommandNotAllowed); }},
@@ -39,7 +39,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, module_help},
 };
 
-void cmd_module(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "MODULE"); }
+void cmd_module(CommandContext& ctx) { run_subcommand(ctx, kModuleSubcommands, "MODULE"); }
 
 }  // namespace
 

@@ -71,7 +71,7 @@ void slowlog_help(CommandContext& ctx) {
 }
 
 // Each subcommand with its arity (Redis 7 checks subcommands like commands of their own).
-constexpr Subcommand kSubcommands[] = {
+constexpr Subcommand kSlowlogSubcommands[] = {
     {"GET", -2, slowlog_get},
     {"LEN", 2,
      [](CommandContext& ctx) {
@@ -85,7 +85,7 @@ constexpr Subcommand kSubcommands[] = {
     {"HELP", 2, slowlog_help},
 };
 
-void cmd_slowlog(CommandContext& ctx) { run_subcommand(ctx, kSubcommands, "SLOWLOG"); }
+void cmd_slowlog(CommandContext& ctx) { run_subcommand(ctx, kSlowlogSubcommands, "SLOWLOG"); }
 
 }  // namespace
 

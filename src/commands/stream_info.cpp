@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::pair<const char*, int> kXinfoSubs[] = {
     {"CONSUMERS", 4}, {"GROUPS", 3}, {"STREAM", -3}, {"HELP", 2}};
-enum XinfoSub : size_t { kConsumers, kGroups, kStream, kHelp };
+enum XinfoSub : size_t { kInfoConsumers, kInfoGroups, kInfoStream, kInfoHelp };
 
 constexpr const char* kXinfoHelp[] = {
     "CONSUMERS <key> <groupname>",
@@ -212,7 +212,7 @@ void cmd_xinfo(CommandContext& ctx) {
   if (!sub) {
     return;
   }
-  if (*sub == kHelp) {
+  if (*sub == kInfoHelp) {
     reply_help(ctx, kXinfoHelp);
     return;
   }
@@ -225,10 +225,10 @@ void cmd_xinfo(CommandContext& ctx) {
     return;
   }
   switch (*sub) {
-    case kConsumers:
+    case kInfoConsumers:
       xinfo_consumers(ctx, *s);
       break;
-    case kGroups:
+    case kInfoGroups:
       xinfo_groups(ctx, *s);
       break;
     default:

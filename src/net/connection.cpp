@@ -1,4 +1,5 @@
 // The connection coroutine (see connection.hpp).
+#include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
 
 #include <unistd.h>
@@ -30,14 +31,9 @@
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // Replies are written once this much is pending even if more input is queued, so a huge
 // pipeline does not build an unbounded output buffer.
 constexpr size_t kFlushThreshold = 256 * 1024;
-// A pipeline window is sent once it holds this many commands or argument bytes, so a huge
-// pipeline is squashed in bounded pieces.
-constexpr size_t kWindowCommands = 1024;
-constexpr size_t kWindowBytes = 1024 * 1024;
 
 ParserLimits limits_from(const Config& c) {
   ParserLimits l;

@@ -15,13 +15,13 @@
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
 
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 
 // The keys a re-run of the command waits on.
 std::vector<std::string> waited_keys(const CommandSpec& spec, const std::vector<std::string>& argv) {

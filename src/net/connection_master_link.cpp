@@ -24,9 +24,6 @@
 namespace hotkv {
 namespace {
 
-// The master's pipeline is squashed like a client's, in bounded windows.
-constexpr size_t kWindowCommands = 1024;
-constexpr size_t kWindowBytes = 1024 * 1024;
 // Redis's replicas acknowledge their offset once a second.
 constexpr auto kAckInterval = std::chrono::seconds(1);
 

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/string_helpers.hpp"
+#include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/shard/replica_snapshot.hpp"
 #include "hotkv/util/clock.hpp"
@@ -27,7 +28,6 @@
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 constexpr size_t kChunk = 256 * 1024;
 // How often a replica waiting for its disk snapshot is sent a newline, so that its
 // repl-timeout does not expire while the child writes (Redis does the same).

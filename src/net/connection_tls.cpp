@@ -7,12 +7,12 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 
+#include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
 
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 
 RateLimitedLog& tls_log() {
   static RateLimitedLog log;

@@ -1,4 +1,5 @@
 // The link to the master: handshake, PSYNC, the full sync's image (see master_link.hpp).
+#include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/master_link.hpp"
 
 #include <algorithm>
@@ -26,7 +27,6 @@
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // Redis's cron retries a failed link once a second.
 constexpr auto kRetryDelay = std::chrono::seconds(1);
 // A handshake reply line longer than this is no reply of a Redis master.

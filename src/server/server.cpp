@@ -1,4 +1,5 @@
 // Server start-up, accept loop, housekeeping and shutdown (see server.hpp).
+#include "hotkv/net/as_tuple.hpp"
 #include "hotkv/server/server.hpp"
 
 #include <fcntl.h>
@@ -31,7 +32,6 @@
 namespace hotkv {
 namespace {
 
-constexpr auto kTuple = asio::experimental::as_tuple(asio::use_awaitable);
 
 RateLimitedLog& refused_log() {
   static RateLimitedLog log;

@@ -16,7 +16,6 @@ namespace {
 
 using list_detail::decode;
 using list_detail::entry_start_before;
-using list_detail::varint_size;
 
 // Typical glibc chunk header; only used to make memory_bytes() closer to RSS.
 constexpr size_t kMallocOverhead = 16;

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "hotkv/util/assert.hpp"
+#include "hotkv/util/varint.hpp"
 
 namespace hotkv {
 
@@ -41,15 +42,6 @@ constexpr size_t kNodeBytesCap = size_t{1} << 30;
 
 // Redis keeps stream ids in a 128-byte buffer while parsing and rejects longer arguments.
 constexpr size_t kMaxIdText = 127;
-
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
 
 void put_varint(std::vector<uint8_t>& buf, uint64_t v) {
   while (v >= 0x80) {

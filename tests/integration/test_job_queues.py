@@ -82,14 +82,14 @@ def enqueue_rq(port, count, prefix=0):
     from redis import Redis
     from rq import Queue
     import shop_tasks
-    q = Queue("orders", connection=Redis(port=port))
+    q = Queue("orders", connection=Redis(host="127.0.0.1", port=port))
     return [q.enqueue(shop_tasks.ship, prefix + i).id for i in range(count)]
 
 
 def check_rq_done(port, ids, prefix=0):
     from redis import Redis
     from rq.job import Job
-    conn = Redis(port=port)
+    conn = Redis(host="127.0.0.1", port=port)
     jobs = Job.fetch_many(ids, connection=conn)
     missing = [i for i, j in zip(ids, jobs) if j is None]
     assert not missing, "%d jobs vanished" % len(missing)

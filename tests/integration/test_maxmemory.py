@@ -330,7 +330,7 @@ CACHE_VALUE = 4096
 def shopper(port, wid, tally, errors):
     """Reserves, then commits or releases, on random items; tallies what it was told."""
     rnd = random.Random(wid)
-    c = redis.Redis(port=port, socket_timeout=30)
+    c = redis.Redis(host="127.0.0.1", port=port, socket_timeout=30)
     try:
         for op in range(OPS_PER_SHOPPER):
             item = "sale:item:%d" % rnd.randrange(ITEMS)
@@ -355,7 +355,7 @@ def shopper(port, wid, tally, errors):
 
 
 def cache_writer(port, stop, written, errors):
-    c = redis.Redis(port=port, socket_timeout=30)
+    c = redis.Redis(host="127.0.0.1", port=port, socket_timeout=30)
     value = b"c" * CACHE_VALUE
     i = 0
     try:

@@ -354,7 +354,7 @@ def clients_moving_under_load_lose_no_reply(t, srv):
 
     def worker(n):
         try:
-            r = redis.Redis(port=srv.port, socket_timeout=20)
+            r = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=20)
             last = {k: None for k in keys}
             for i in range(rounds):
                 k = keys[i % 2]
@@ -383,7 +383,7 @@ def clients_moving_under_load_lose_no_reply(t, srv):
         th.join(60)
     assert not any(th.is_alive() for th in threads_list), "a client hung"
     assert not errors, errors[:5]
-    r = redis.Redis(port=srv.port)
+    r = redis.Redis(host="127.0.0.1", port=srv.port)
     per_key = 16 * (rounds // 2) * 30 + 16 * rounds * 10
     assert int(r.get(keys[0])) == per_key and int(r.get(keys[1])) == per_key
 
@@ -398,7 +398,7 @@ def consecutive_cross_shard_commands_share_one_rendezvous(t, srv):
     torn = []
 
     def reader():
-        r = redis.Redis(port=srv.port, socket_timeout=20)
+        r = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=20)
         deadline = time.monotonic() + 60
         while not stop.is_set() and time.monotonic() < deadline:
             va, vb = r.mget(a, b)

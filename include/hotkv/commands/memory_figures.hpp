@@ -35,6 +35,16 @@ MemoryFigures memory_figures(Engine& engine);
 // Raises stats.used_memory_peak to `used` if higher; returns the peak.
 uint64_t note_used_memory(ServerStats& stats, uint64_t used);
 
+// a / b, 0 when b is 0: INFO memory's and MEMORY STATS's fragmentation and overhead ratios.
+inline double memory_ratio(uint64_t a, uint64_t b) {
+  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
+
+// a - b as a signed figure (fragmentation bytes may be negative).
+inline int64_t memory_difference(uint64_t a, uint64_t b) {
+  return static_cast<int64_t>(a) - static_cast<int64_t>(b);
+}
+
 // "1.09M", "200B": INFO's *_human fields.
 std::string human_bytes(uint64_t n);
 

@@ -327,6 +327,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // Migration (see note_route): consecutive keyed commands that must all go to one other
   // shard before the connection moves there, and the least time between two moves.
   static constexpr uint32_t kMigrateAfter = 16;
+  // A pipeline window (a client's or the master's stream) is sent once it holds this many
+  // commands or argument bytes, so a huge pipeline is squashed in bounded pieces.
+  static constexpr size_t kWindowCommands = 1024;
+  static constexpr size_t kWindowBytes = 1024 * 1024;
   static constexpr int64_t kMigrateIntervalMs = 1000;
   // The master link's state (session_.master_link): see ConnectionHandoff.
   struct MasterStream {

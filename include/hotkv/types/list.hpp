@@ -51,19 +51,11 @@
 #include <utility>
 #include <vector>
 
+#include "hotkv/util/varint.hpp"
+
 namespace hotkv {
 
 namespace list_detail {
-
-// Bytes of a base-128 varint (7 bits a byte) holding v; also the size of a backward length.
-inline size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
 
 // The forward length at p; returns the bytes it took.
 inline size_t read_varint(const uint8_t* p, uint64_t& v) {
