@@ -4,8 +4,13 @@
 #   scripts/build.sh test      -> build/         (RelWithDebInfo, what the tests run)
 #   scripts/build.sh asan      -> build-asan/    (AddressSanitizer + UBSan, no benchmarks; with
 #                                                 clang also the libFuzzer targets, tests/fuzz)
-#   scripts/build.sh run       -> build-run/     (Release, the server alone: what run.sh starts;
-#                                                 a unity build, the fastest from nothing)
+#   scripts/build.sh run       -> build-run/     (Release, the server alone: what run.sh starts)
+#
+# Every flavour compiles the layers as a unity build (16 files a unit, CMakeLists.txt's
+# HOTKV_UNITY), the fastest way from nothing: the server alone in 83 s instead of 270 s, the test
+# flavour in 369 s instead of 506 s (2 cores). A change to one file then recompiles its unit
+# (23 s instead of 9 s in the test flavour): HOTKV_UNITY=OFF scripts/build.sh builds file by
+# file, for a long edit-compile session.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,10 +34,12 @@ case "$flavour" in
     fi
     dir=${HOTKV_ASAN_DIR:-$dir} ;;
   run) dir=build-run; targets=(--target hotkv)
-    args=(-DCMAKE_BUILD_TYPE=Release -DHOTKV_BUILD_BENCH=OFF -DHOTKV_BUILD_TESTS=OFF -DHOTKV_UNITY=ON) ;;
+    args=(-DCMAKE_BUILD_TYPE=Release -DHOTKV_BUILD_BENCH=OFF -DHOTKV_BUILD_TESTS=OFF) ;;
   *) echo "usage: scripts/build.sh release|test|asan|run" >&2; exit 2 ;;
 esac
 
+unity=${HOTKV_UNITY:-ON}
+args+=(-DHOTKV_UNITY="$unity")
 generator=Ninja build_file=build.ninja
 if ! command -v ninja >/dev/null 2>&1; then
   generator="Unix Makefiles" build_file=Makefile
@@ -61,5 +68,9 @@ if [[ ! -f $dir/$build_file ]]; then
     echo "build: configuring $dir failed (log above); scripts/deps.sh installs what it needs" >&2
     exit 1
   fi
+fi
+if ! grep -qx "HOTKV_UNITY:BOOL=$unity" "$dir/CMakeCache.txt"; then
+  cmake -S . -B "$dir" -DHOTKV_UNITY="$unity" >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log" >&2; exit 1; }
 fi
 cmake --build "$dir" -j "$jobs" "${targets[@]}"
