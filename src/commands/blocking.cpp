@@ -157,6 +157,12 @@ void serve_blocked(Engine& engine, Shard& shard) {
   }
 }
 
+void serve_blocked_now(Engine& engine, Shard& shard) {
+  if (shard.blocking().serve_posted && !shard.serving_while_busy()) {
+    serve_blocked(engine, shard);  // the posted task then finds nothing ready
+  }
+}
+
 bool parse_block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& ms) {
   std::optional<double> seconds = parse_double(arg);
   if (!seconds || std::isnan(*seconds)) {

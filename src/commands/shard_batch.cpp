@@ -3,6 +3,7 @@
 
 #include <deque>
 
+#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/resp/writer.hpp"
 
@@ -65,6 +66,9 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
     ScopedTrackingCaller as(c.caller);
     execute_command(*c.spec, views, engine, shard, multi_shard, session, c.db, w);
     reply_ends_.push_back(replies_.size());
+    if (!multi_shard) {
+      serve_blocked_now(engine, shard);  // before the batch's next command, as Redis does
+    }
   }
 }
 

@@ -15,6 +15,7 @@
 #include <asio/write.hpp>
 
 #include "hotkv/commands/acl_session.hpp"
+#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_server.hpp"
@@ -884,6 +885,16 @@ asio::awaitable<bool> Connection::process_input() {
       if (route.kind == RouteKind::kRemote || route.kind == RouteKind::kLocal) {
         note_route(route.kind == RouteKind::kRemote ? route.shard : shard_);
       }
+      // The replies of the commands before it in the pipeline leave first, as Redis sends
+      // them before a client blocks: a client that pipelines LPUSH and BLPOP reads its
+      // LPUSH's reply while its BLPOP waits. (Nothing to write, and no cost, for a worker
+      // whose BRPOP comes alone.)
+      if (!out_.empty()) {
+        if (!co_await write_output()) {
+          co_return false;
+        }
+        mark = out_.size();
+      }
       out_ += co_await run_blocking(*spec, route);
       if (closing_) {
         co_return false;
@@ -893,6 +904,7 @@ asio::awaitable<bool> Connection::process_input() {
       ScopedTrackingCaller as(caller_);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
                       w);
+      serve_blocked_now(engine_, engine_.shard(shard_));  // before the pipeline's next command
       if (session_.monitoring && !monitor_registered_) {
         register_monitor();
       }

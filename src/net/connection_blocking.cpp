@@ -41,6 +41,9 @@ std::optional<std::string> execute_or_register(Engine& engine, Shard& shard,
                                                const std::shared_ptr<BlockedClient>& c,
                                                const std::vector<std::string>& argv,
                                                int64_t& timeout_ms) {
+  // Clients an earlier command of the pipeline made ready come first (Redis served them when
+  // that command ended).
+  serve_blocked_now(engine, shard);
   std::string out;
   ReplyWriter w(out, c->proto);
   CommandContext::BlockRequest req;

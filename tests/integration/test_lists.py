@@ -295,6 +295,45 @@ def a_queue_with_many_waiters_serves_them_in_turn(t, srv):
 
 
 @case
+def a_pipeline_is_answered_before_its_last_command_blocks(t, srv):
+    """A client pipelines LPUSH and BLPOP of a list another client already waits on: the
+    waiting client takes the element, and the pipelining one reads its LPUSH's reply at once,
+    byte for byte, while its BLPOP waits for the next push. The same for SET and INCR before a
+    BRPOP of an empty list, on lists of every thread. A waiter is served as soon as the push
+    that feeds it ends: a pop pipelined right behind the push finds nothing."""
+    for q in spread_keys("piped", 3):
+        with srv.raw() as c:
+            first = blocked(srv.port, "BLPOP", q, "0")
+            wait_blocked(c, 1)
+            # A short timeout: a reply held back until the BLPOP is served fails here.
+            p = RawClient(srv.port, timeout=5)
+            p.send(encode_command("LPUSH", q, "1") + encode_command("BLPOP", q, "0"))
+            assert p.read_reply_bytes() == b":1\r\n"
+            assert first.read_reply() == [q, "1"]
+            wait_blocked(c, 1)
+            assert c.call("RPUSH", q, "2") == 1
+            assert p.read_reply() == [q, "2"]
+            p.send(encode_command("SET", q + ":flag", "on") + encode_command("INCR", q + ":n") +
+                   encode_command("BRPOP", q, "0"))
+            assert p.read_reply_bytes() == b"+OK\r\n"
+            assert p.read_reply_bytes() == b":1\r\n"
+            wait_blocked(c, 1)
+            assert c.call("LPUSH", q, "3") == 1
+            assert p.read_reply() == [q, "3"]
+            # A waiter is served when the push ends, before the pipeline's next command: a pop
+            # right behind the push finds nothing.
+            first.send(encode_command("BLPOP", q, "0"))
+            wait_blocked(c, 1)
+            p.send(encode_command("RPUSH", q, "4") + encode_command("LPOP", q))
+            assert p.read_reply() == 1
+            assert p.read_reply() is None
+            assert first.read_reply() == [q, "4"]
+            first.close()
+            p.close()
+            c.call("DEL", q, q + ":flag", q + ":n")
+
+
+@case
 def blocked_pop_woken_by_script_and_other_threads(t, srv):
     """A client blocked on a key of another thread is woken by a plain push from a third
     connection, by a script's RPUSH and by LMOVE; BRPOP takes from the tail."""

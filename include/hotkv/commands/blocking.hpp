@@ -30,6 +30,14 @@ void signal_key_written(Engine& engine, Shard& owner, uint32_t db, std::string_v
 // Owner thread of `shard`: re-runs the commands blocked on its ready keys.
 void serve_blocked(Engine& engine, Shard& shard);
 
+// Owner thread of `shard`, between two commands of a pipeline or batch: serves now the clients
+// that the last command's writes made ready, instead of when the posted serving task runs, so
+// the next command cannot take what they wait for. Redis serves them right after each
+// command: a client that pipelines LPUSH and BLPOP of a list others already wait on leaves the
+// element to the first of them. Cheap when nothing is ready; does nothing while a busy script
+// holds the shard (they are served once it ends).
+void serve_blocked_now(Engine& engine, Shard& shard);
+
 // Owner thread of `shard`: completes an in-place client (removes it from the registry and
 // cancels its timer). Returns false if it had already been completed.
 bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result);
