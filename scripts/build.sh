@@ -15,6 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 flavour=${1:-test}
+configure_only=0
+[[ ${2:-} == --configure-only ]] && configure_only=1
 jobs=${HOTKV_JOBS:-2}
 targets=()
 case "$flavour" in
@@ -35,8 +37,10 @@ case "$flavour" in
     dir=${HOTKV_ASAN_DIR:-$dir} ;;
   run) dir=build-run; targets=(--target hotkv)
     args=(-DCMAKE_BUILD_TYPE=Release -DHOTKV_BUILD_BENCH=OFF -DHOTKV_BUILD_TESTS=OFF) ;;
-  *) echo "usage: scripts/build.sh release|test|asan|run" >&2; exit 2 ;;
+  *) echo "usage: scripts/build.sh release|test|asan|run [--configure-only]" >&2; exit 2 ;;
 esac
+# Another directory for the flavour (tests/scripts/build_heals.sh builds in a temporary one).
+dir=${HOTKV_BUILD_DIR:-$dir}
 
 unity=${HOTKV_UNITY:-ON}
 args+=(-DHOTKV_UNITY="$unity")
@@ -44,7 +48,8 @@ generator=Ninja build_file=build.ninja
 if ! command -v ninja >/dev/null 2>&1; then
   generator="Unix Makefiles" build_file=Makefile
 fi
-forget_configuration() { rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"; }
+# Without its cache (and build file) the directory is configured from nothing below.
+forget_configuration() { rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles" "$dir/$build_file"; }
 # CMake cannot switch the generator or the compiler of an existing cache: a directory made with
 # another one (make before ninja was installed, an older GCC build-asan) is configured afresh.
 if [[ -f $dir/CMakeCache.txt ]] &&
@@ -73,4 +78,5 @@ if ! grep -qx "HOTKV_UNITY:BOOL=$unity" "$dir/CMakeCache.txt"; then
   cmake -S . -B "$dir" -DHOTKV_UNITY="$unity" >"$dir/configure.log" 2>&1 ||
     { cat "$dir/configure.log" >&2; exit 1; }
 fi
+((configure_only == 0)) || exit 0
 cmake --build "$dir" -j "$jobs" "${targets[@]}"
