@@ -8,7 +8,6 @@
 
 #include <chrono>
 
-#include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
 

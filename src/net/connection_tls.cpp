@@ -3,7 +3,6 @@
 // space the records were read into (OpenSSL has copied them by then); a write encrypts the
 // output buffer in place just before it is sent. Everything else -- parking, output limits,
 // pushes, migration -- sees plaintext sizes and the same buffers as on the plain path.
-#include <asio/experimental/as_tuple.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 
