@@ -347,9 +347,7 @@ struct RunningScript {
 };
 thread_local const RunningScript* running_script = nullptr;
 
-bool is_script_call(const CommandSpec& spec) {
-  return spec.name.starts_with("EVAL") || spec.name.starts_with("FCALL");
-}
+bool is_script_call(const CommandSpec& spec) { return (spec.flags & kRunsScript) != 0; }
 
 // A read-only command of a tracking client: its keys (or its script's) are remembered where
 // they live, so their next change tells the client.
@@ -381,6 +379,13 @@ void track_reads(const CommandSpec& spec, std::span<const std::string_view> argv
 }  // namespace
 
 void mark_error_reply_counted() { error_reply_counted = true; }
+
+namespace {
+thread_local bool rerun_requested = false;
+}  // namespace
+
+void request_rerun_with_every_shard() { rerun_requested = true; }
+bool take_rerun_request() { return std::exchange(rerun_requested, false); }
 
 FrozenClock::FrozenClock(int64_t now_ms) : saved_(frozen_now_ms) { frozen_now_ms = now_ms; }
 FrozenClock::~FrozenClock() { frozen_now_ms = saved_; }
@@ -464,6 +469,10 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   bool blocked = block != nullptr && block->requested;
   bool still_waiting = woken && buf.size() == before;
   const bool counted = std::exchange(error_reply_counted, false);
+  if (rerun_requested) {
+    // Undone: the call is counted when it runs again with every shard.
+    return;
+  }
   if (!blocked && !still_waiting) {
     count_command(spec, argv, engine, shard, elapsed,
                   failed ? std::string_view(buf).substr(before) : std::string_view(), !counted);

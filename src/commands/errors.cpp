@@ -185,12 +185,6 @@ std::string call_with_block(std::string_view command) {
               " command is not allowed with BLOCK option from scripts");
 }
 
-std::string script_key_on_other_shard(std::string_view key) {
-  return text("ERR Script attempted to access key '", clip(key),
-              "' on a shard none of its KEYS live on; the script runs with every shard from its "
-              "next call");
-}
-
 std::string compile_script(std::string_view message) {
   return text("ERR Error compiling script (new function): ", message);
 }

@@ -119,22 +119,25 @@ void forget_soldout_beacons(const CommandSpec& spec, std::span<const std::string
   Table::key_indexes(spec, argv, keys);
   for (size_t i : keys) {
     std::string_view key = argv[i];
-    Shard& home = multi_shard ? engine.shard(engine.shard_of(key)) : shard;
-    SoldOutIndex& index = home.soldout_index();
-    if (index.empty()) {
-      continue;
-    }
-    std::shared_ptr<SoldOutBeacon> beacon = index.entry(key);
-    if (beacon == nullptr) {
-      continue;
-    }
-    // The item may now sit under another key (RENAME) or keep its key with a deadline: it
-    // keeps the dead beacon until its shard offers a new one.
-    beacon->set_alive(false);
-    on_every_shard(engine, home, [key = std::string(key), beacon](Shard& s) {
-      s.soldout_index().erase(key, beacon.get());
-    });
+    forget_soldout_beacon(engine, multi_shard ? engine.shard(engine.shard_of(key)) : shard, key);
   }
+}
+
+void forget_soldout_beacon(Engine& engine, Shard& home, std::string_view key) {
+  SoldOutIndex& index = home.soldout_index();
+  if (index.empty()) {
+    return;
+  }
+  std::shared_ptr<SoldOutBeacon> beacon = index.entry(key);
+  if (beacon == nullptr) {
+    return;
+  }
+  // The item may now sit under another key (RENAME) or keep its key with a deadline: it
+  // keeps the dead beacon until its shard offers a new one.
+  beacon->set_alive(false);
+  on_every_shard(engine, home, [key = std::string(key), beacon](Shard& s) {
+    s.soldout_index().erase(key, beacon.get());
+  });
 }
 
 }  // namespace hotkv

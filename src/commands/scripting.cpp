@@ -206,11 +206,10 @@ bool script_needs_every_shard(const CommandSpec& spec, std::span<const std::stri
   if (engine.shard_count() == 1 || argv.size() < 3) {
     return false;
   }
-  const std::string& name = spec.name;
-  if (name != "EVAL" && name != "EVALSHA" && name != "EVAL_RO" && name != "EVALSHA_RO" &&
-      name != "FCALL" && name != "FCALL_RO") {
+  if ((spec.flags & kRunsScript) == 0) {
     return false;
   }
+  const std::string& name = spec.name;
   const KeyModeCell* mode = key_mode_of(name, argv[1], engine.scripts());
   if (mode == nullptr) {
     // Not known: EVAL of a new body runs with every shard (its first run); an EVALSHA or FCALL
@@ -239,13 +238,13 @@ bool parse_numkeys_or_reply(CommandContext& ctx, size_t& out) {
 }
 
 void register_scripting(Table& t) {
-  constexpr uint32_t kScript = kNoScript | kStale;
+  constexpr uint32_t kScript = kNoScript | kStale | kRunsScript;
   // clang-format off
   t.add({"EVAL",       -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_eval, "scripting", "EVAL script numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script."});
   t.add({"EVALSHA",    -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_evalsha, "scripting", "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest."});
   t.add({"EVAL_RO",    -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_eval_ro, "scripting", "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script."});
   t.add({"EVALSHA_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_evalsha_ro, "scripting", "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script by SHA1 digest."});
-  t.add({"SCRIPT",     -2, kScript, no_keys(), cmd_script, "scripting", "SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP [arg ...]", "Manages the server-side Lua script cache.", {"load", "exists", "flush", "kill", "help"}});
+  t.add({"SCRIPT",     -2, kNoScript | kStale, no_keys(), cmd_script, "scripting", "SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP [arg ...]", "Manages the server-side Lua script cache.", {"load", "exists", "flush", "kill", "help"}});
   // clang-format on
 }
 

@@ -186,7 +186,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
       "total_error_replies:{}\r\n"
       "cross_shard_atomic_ops:{}\r\ncross_thread_messages:{}\r\n"
       "cross_thread_messages_per_command:{:.4f}\r\ncross_thread_commands:{}\r\n"
-      "connection_migrations:{}\r\n\r\n",
+      "connection_migrations:{}\r\nscript_runs_undone:{}\r\n\r\n",
       ss.connections_received.load(), commands, ss.ops_per_sec.load(), net_in, net_out,
       ss.input_kbps.load(), ss.output_kbps.load(),
       ss.rejected_connections.load(), ss.sync_full.load(), ss.sync_partial_ok.load(),
@@ -199,7 +199,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
       ctx.engine.tracking().total_prefixes(), ss.total_error_replies.load(),
       ss.atomic_operations.load(), messages,
       commands == 0 ? 0.0 : static_cast<double>(messages) / static_cast<double>(commands), carried,
-      ss.connection_migrations.load());
+      ss.connection_migrations.load(), ss.script_runs_undone.load());
 }
 
 void info_replication(CommandContext& ctx, std::string& out) {
@@ -416,6 +416,7 @@ void cmd_config(CommandContext& ctx) {
     ctx.engine.errors().reset();
     ss.atomic_operations.store(0);
     ss.connection_migrations.store(0);
+    ss.script_runs_undone.store(0);
     ss.sync_full.store(0);
     ss.sync_partial_ok.store(0);
     ss.sync_partial_err.store(0);

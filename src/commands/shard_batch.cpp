@@ -65,6 +65,11 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
     }
     ScopedTrackingCaller as(c.caller);
     execute_command(*c.spec, views, engine, shard, multi_shard, session, c.db, w);
+    if (take_rerun_request()) {
+      // A script went beyond the shards held here: it and everything after it run again
+      // with every shard, in order (the connection does that).
+      break;
+    }
     reply_ends_.push_back(replies_.size());
     if (!multi_shard) {
       serve_blocked_now(engine, shard);  // before the batch's next command, as Redis does
@@ -72,9 +77,32 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
   }
 }
 
+void ShardBatch::add_unrun_of(const ShardBatch& from) {
+  thread_local std::vector<std::string_view> views;
+  for (size_t i = from.reply_ends_.size(); i < from.commands_.size(); ++i) {
+    const Command& c = from.commands_[i];
+    views.clear();
+    uint32_t begin = c.first_arg == 0 ? 0 : from.arg_ends_[c.first_arg - 1];
+    for (uint32_t a = 0; a < c.argc; ++a) {
+      uint32_t end = from.arg_ends_[c.first_arg + a];
+      views.emplace_back(from.args_.data() + begin, end - begin);
+      begin = end;
+    }
+    add(*c.spec, views, c.db, c.caller);
+  }
+}
+
+void ShardBatch::append_replies_of(const ShardBatch& other) {
+  size_t base = replies_.size();
+  replies_ += other.replies_;
+  for (size_t end : other.reply_ends_) {
+    reply_ends_.push_back(base + end);
+  }
+}
+
 void ShardBatch::refuse(const std::string& error) {
   ReplyWriter w(replies_, 2);  // an error reply reads the same in RESP2 and RESP3
-  for (size_t i = 0; i < commands_.size(); ++i) {
+  for (size_t i = reply_ends_.size(); i < commands_.size(); ++i) {
     w.error(error);
     reply_ends_.push_back(replies_.size());
   }

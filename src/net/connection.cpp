@@ -503,6 +503,10 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
   if (batches_.empty()) {
     batches_.resize(engine_.shard_count());
   }
+  if (!window_.empty() && window_.front() != shard) {
+    window_one_shard_ = false;
+  }
+  window_script_ = window_script_ || (spec.flags & kRunsScript) != 0;
   size_t before = batches_[shard].arg_bytes();
   batches_[shard].add(spec, args_, session_.db, caller_);
   window_bytes_ += batches_[shard].arg_bytes() - before;
@@ -510,6 +514,35 @@ void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
   if (shard != shard_) {
     ++window_remote_;
   }
+}
+
+bool Connection::window_takes(size_t shard, const CommandSpec& spec) const {
+  if (window_.empty() || (!window_script_ && (spec.flags & kRunsScript) == 0)) {
+    return true;
+  }
+  return window_one_shard_ && window_.front() == shard;
+}
+
+asio::awaitable<void> Connection::finish_stopped_batch(ShardBatch& stopped) {
+  rerun_.add_unrun_of(stopped);
+  Engine* engine = &engine_;
+  ShardBatch* run = &rerun_;
+  ClientSession* session = &session_;
+  size_t home = shard_;
+  int proto = session_.resp;
+  co_await run_atomic_batched(
+      engine_.all_shards(),
+      [engine, run, session, home, proto] {
+        run->run(*engine, engine->shard(home), proto, session, true);
+        if (run->stopped()) {
+          // Holding every shard nothing runs again; should it ever, the client still gets one
+          // reply per command.
+          run->refuse("ERR the script could not be run with every shard");
+        }
+      },
+      [engine, run] { run->refuse(engine->scripts().busy_error()); });
+  stopped.append_replies_of(rerun_);
+  rerun_.clear();
 }
 
 void Connection::add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards) {
@@ -573,6 +606,9 @@ asio::awaitable<void> Connection::flush_atomic_run() {
         run->run(*engine, engine->shard(home), proto, session, true);
       },
       [engine, run] { run->refuse(engine->scripts().busy_error()); });
+  if (atomic_run_.stopped()) {
+    co_await finish_stopped_batch(atomic_run_);
+  }
   for (size_t i = 0; i < atomic_run_.size(); ++i) {
     out_ += atomic_run_.reply(i);
   }
@@ -617,6 +653,11 @@ asio::awaitable<void> Connection::flush_window() {
   } else {
     batches_[shard_].run(engine_, engine_.shard(shard_), session_.resp, &session_);
   }
+  for (ShardBatch& b : batches_) {
+    if (b.stopped()) {
+      co_await finish_stopped_batch(b);
+    }
+  }
   // Replies in request order: the k-th windowed command of shard s is reply k of batch s.
   thread_local std::vector<uint32_t> next;
   next.assign(batches_.size(), 0);
@@ -629,6 +670,8 @@ asio::awaitable<void> Connection::flush_window() {
   window_.clear();
   window_remote_ = 0;
   window_bytes_ = 0;
+  window_script_ = false;
+  window_one_shard_ = true;
 }
 
 void Connection::note_route(size_t shard) {
@@ -845,9 +888,13 @@ asio::awaitable<bool> Connection::process_input() {
     }
     if (windowable) {
       note_route(route.kind == RouteKind::kRemote ? route.shard : shard_);
+      const size_t target = route.kind == RouteKind::kRemote ? route.shard : shard_;
+      if (!window_takes(target, *spec)) {
+        co_await flush_window();
+      }
       if (route.kind == RouteKind::kRemote || !window_.empty()) {
         // Squashed: this shard's part of the pipeline travels (or runs) with the others.
-        add_to_window(route.kind == RouteKind::kRemote ? route.shard : shard_, *spec);
+        add_to_window(target, *spec);
         in_.consume(consumed);
         if (window_.size() >= kWindowCommands || window_bytes_ >= kWindowBytes ||
             out_.size() >= kFlushThreshold) {
@@ -903,6 +950,11 @@ asio::awaitable<bool> Connection::process_input() {
       ScopedTrackingCaller as(caller_);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
                       w);
+      if (take_rerun_request()) {
+        // A script that reached beyond this shard was undone: again, with every shard.
+        add_to_atomic_run(*spec, engine_.all_shards());
+        co_await flush_atomic_run();
+      }
       serve_blocked_now(engine_, engine_.shard(shard_));  // before the pipeline's next command
       if (session_.monitoring && !monitor_registered_) {
         register_monitor();

@@ -231,12 +231,16 @@ asio::awaitable<bool> Connection::process_master_input() {
     caller_ = take_tracking_caller(session_, *spec);
     // A blocking command from the master never blocks (it cannot: no block request is
     // passed), as Redis runs its master's commands.
+    const size_t target = route.kind == RouteKind::kRemote ? route.shard : shard_;
+    if (route.keyed && route.kind != RouteKind::kAtomic && !window_takes(target, *spec)) {
+      co_await flush_window();
+    }
     if (route.keyed && route.kind != RouteKind::kAtomic &&
         (route.kind == RouteKind::kRemote || !window_.empty())) {
       if (!atomic_run_.empty()) {
         co_await flush_atomic_run();
       }
-      add_to_window(route.kind == RouteKind::kRemote ? route.shard : shard_, *spec);
+      add_to_window(target, *spec);
       unsettled.append(raw);
       in_.consume(consumed);
       if (window_.size() >= kWindowCommands || window_bytes_ >= kWindowBytes) {
@@ -252,6 +256,10 @@ asio::awaitable<bool> Connection::process_master_input() {
       ScopedTrackingCaller as(caller_);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
                       w);
+      if (take_rerun_request()) {
+        add_to_atomic_run(*spec, engine_.all_shards());  // a script undone: every shard
+        co_await flush_atomic_run();
+      }
     } else if (route.kind == RouteKind::kRemote) {
       add_to_window(route.shard, *spec);
       co_await flush_window();

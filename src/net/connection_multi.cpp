@@ -8,7 +8,6 @@
 #include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_server.hpp"
-#include "hotkv/commands/script_helpers.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
@@ -69,8 +68,10 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       needs_home = true;
       continue;
     }
-    if (script_needs_every_shard(*q.spec, views, engine_)) {
-      shards = engine_.all_shards();  // a script that may reach beyond its KEYS
+    if ((q.spec->flags & kRunsScript) != 0 && engine_.shard_count() > 1) {
+      // A script may reach beyond its KEYS; undone there, it would take the transaction's
+      // earlier commands with it, so a transaction with a script holds every shard.
+      shards = engine_.all_shards();
       break;
     }
     key_scratch_.clear();
@@ -122,6 +123,11 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       ClientSession* s = (q.spec->flags & kConnection) != 0 ? session : nullptr;
       execute_command(*q.spec, argv, *engine, engine->shard(exec_shard), multi_shard, s, db, w,
                       nullptr, false, &logged);
+      if (take_rerun_request()) {
+        // Cannot happen (a transaction with a script holds every shard); should it, the
+        // transaction still answers once per command.
+        w.error("ERR the script could not be run with every shard");
+      }
       if (s != nullptr) {
         db = s->db;  // runs on the client's own thread (needs_home)
       }

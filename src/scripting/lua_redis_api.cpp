@@ -28,6 +28,7 @@ extern "C" {
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/scripting/script_undo.hpp"
 #include "hotkv/shard/eviction.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/sha1.hpp"
@@ -251,12 +252,26 @@ bool stack_argv(lua_State* L, LuaVm::Scratch& sc, int argc) {
 // Runs one command for redis.call/pcall and pushes its reply. Returns 1 if the reply was
 // an error (pushed as {err=...}), 0 otherwise. Keeps no C++ object alive across lua_error,
 // which the caller raises.
+// The script reached beyond the shards it holds: its run stops here, is undone and the
+// command runs again with every shard (lua_vm.cpp, invoke). The error it raises is never
+// answered; a script that catches it stops at its next line, and runs nothing more meanwhile.
+int stop_to_run_with_every_shard(lua_State* L, LuaVm::Call& call) {
+  call.rerun = true;
+  LuaVm::check_every_line(L);
+  push_error_table(L, err::kScriptRerun);
+  mark_error_counted(L);
+  return 1;
+}
+
 int run_command(lua_State* L, LuaVm& vm) {
   LuaVm::Call* call = vm.current();
   int argc = lua_gettop(L);
   if (call == nullptr) {
     push_error_table(L, err::kCallOutsideScript);
     return 1;
+  }
+  if (call->rerun) {
+    return stop_to_run_with_every_shard(L, *call);
   }
   if (argc == 0) {
     push_error_table(L, err::kCallNoArgs);
@@ -321,8 +336,7 @@ int run_command(lua_State* L, LuaVm& vm) {
     // KEYS, SCAN, DBSIZE, SORT ... BY weight_*: from now on it runs with every shard
     call->undeclared = true;
     if (call->allowed.size() < ctx.engine.shard_count()) {
-      push_error_table(L, err::kCallNeedsEveryShard);
-      return 1;
+      return stop_to_run_with_every_shard(L, *call);
     }
   }
   std::vector<size_t>& key_idx = sc.key_indexes;
@@ -339,9 +353,21 @@ int run_command(lua_State* L, LuaVm& vm) {
     }
     size_t s = ctx.engine.shard_of(key);
     if (!std::binary_search(call->allowed.begin(), call->allowed.end(), s)) {
-      // Only a script that stayed within its KEYS before gets here; it will not again.
-      push_error_table(L, err::script_key_on_other_shard(key));
-      return 1;
+      // Only a script that stayed within its KEYS before gets here; from now on it runs with
+      // every shard, this call included.
+      return stop_to_run_with_every_shard(L, *call);
+    }
+  }
+  if (call->undo != nullptr && (spec->flags & kWrite) != 0) {
+    // What the write may change is kept first, so the run can still be taken back.
+    for (size_t idx : key_idx) {
+      std::string_view key = argv[idx];
+      size_t s = ctx.multi_shard ? ctx.engine.shard_of(key) : ctx.shard.id();
+      if (!call->undo->capture(ctx.engine, s, ctx.db_index, key, ctx.now_ms)) {
+        // Too large to copy on every call: this script runs with every shard from now on.
+        call->undeclared = true;
+        return stop_to_run_with_every_shard(L, *call);
+      }
     }
   }
   // MONITOR shows a script's commands with "lua" for the client's address, as Redis does.

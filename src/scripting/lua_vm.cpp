@@ -20,6 +20,7 @@ int luaopen_cjson(lua_State* L);
 #include "hotkv/scripting/lua_sandbox.hpp"
 #include "hotkv/scripting/lua_struct.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/scripting/script_undo.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/log.hpp"
 
@@ -103,7 +104,8 @@ void* LuaVm::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
   return out;
 }
 
-LuaVm::LuaVm(ScriptStore& store, size_t shard) : store_(store), shard_(shard) {
+LuaVm::LuaVm(ScriptStore& store, size_t shard)
+    : store_(store), shard_(shard), undo_(std::make_unique<ScriptUndo>()) {
   L_ = lua_newstate(&LuaVm::allocate, this);
   if (L_ == nullptr) {
     throw std::runtime_error("cannot create a Lua state");
@@ -148,6 +150,8 @@ void LuaVm::open_sandbox() {
   install_load_environment(L);
 }
 
+void LuaVm::check_every_line(lua_State* L) { lua_sethook(L, &LuaVm::hook, LUA_MASKLINE, 0); }
+
 void LuaVm::hook(lua_State* L, lua_Debug*) {
   LuaVm* vm = running_vm;
   if (vm != nullptr && vm->registering_ != nullptr &&
@@ -188,6 +192,15 @@ void LuaVm::hook(lua_State* L, lua_Debug*) {
       // with everything that would touch the shards the script holds answering -BUSY.
       call.ctx->shard.serve_while_busy();
     }
+  }
+  if (call.rerun) {
+    // Being taken back to run with every shard: nothing it does from here counts, so it
+    // stops at its next line even if it caught the error with pcall.
+    lua_sethook(L, &LuaVm::hook, LUA_MASKLINE, 0);
+    lua_newtable(L);
+    lua_pushstring(L, err::kScriptRerun);
+    lua_setfield(L, -2, "err");
+    lua_error(L);
   }
   if (slot.kill.load(std::memory_order_acquire)) {
     // From now on at every line, so a script that catches the error with pcall and loops
@@ -363,6 +376,11 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   } else {
     call.allowed.push_back(ctx.shard.id());
   }
+  // Holding fewer than every shard, the run may have to be undone (script_undo.hpp).
+  if (call.allowed.size() < ctx.engine.shard_count()) {
+    undo_->clear();
+    call.undo = undo_.get();
+  }
   current_ = &call;
   // A SCRIPT KILL that raced with the end of the previous script must not stop this one; but
   // while a script of this shard is busy the flag is that script's, whoever starts here.
@@ -389,7 +407,7 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
       key_mode->compare_exchange_strong(expected, KeyMode::kDeclared, std::memory_order_acq_rel);
     }
   }
-  if (store_.slot(shard_).kill.load()) {
+  if (store_.slot(shard_).kill.load() || call.rerun) {
     lua_sethook(L, &LuaVm::hook, LUA_MASKCOUNT, kHookEvery);
   }
   if (store_.slot(shard_).timed_out.load()) {
@@ -401,6 +419,17 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     ctx.shard.release_deferred();
   }
 
+  if (call.rerun) {
+    // Reached beyond the shards it holds: everything it changed goes back (logged into the
+    // records still open, so they carry no net change) and the command runs again with
+    // every shard; this run answers nothing.
+    ctx.engine.stats().script_runs_undone.fetch_add(1, std::memory_order_relaxed);
+    for (size_t s : call.undo->undo(ctx.engine)) {
+      if (std::find(call.logged.begin(), call.logged.end(), s) == call.logged.end()) {
+        call.logged.push_back(s);
+      }
+    }
+  }
   // The inner commands' log records close with this command (one record per shard).
   if (ctx.multi_shard) {
     for (size_t s : call.logged) {
@@ -411,6 +440,11 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
     }
   }
 
+  if (call.rerun) {
+    lua_settop(L, 0);
+    request_rerun_with_every_shard();
+    return;
+  }
   if (lua_istable(L, -1)) {
     // An error the script raised or returned that its command already counted. A raw get:
     // the table may be anything the script returns (_G, one with a metatable that raises).

@@ -278,6 +278,163 @@ def undeclared_keys_warehouse_script_as_written(t, srv):
         assert c.call("EXISTS", *["hold:" + rid for rid in ids]) == 0
 
 
+# Keeps to its KEYS on most calls; on others writes a hold it does not declare.
+DECR_THEN_MAYBE_HOLD = """
+local s = redis.call('DECR', KEYS[1])
+if tonumber(ARGV[1]) > 0 then redis.call('SET', ARGV[2], 1) end
+return s
+"""
+
+
+@case
+def scripts_reaching_undeclared_shards_later_never_fail_nor_lose_stock(t, srv):
+    """The decrement script keeps to its KEYS for three calls, then 2,000 connections run it
+    mixed with the warehouse reserve as written, 20,000 calls in all, one in three decrements
+    writing an undeclared hold: no error reply, every decrement applied once (the answers are
+    exactly the counts from total-1 down), one hold per such call, and for every unit stock +
+    holds + sold = total."""
+    raise_nofile(CONNECTIONS + 256)
+    total, rounds = 20000, 10
+    inv = "inv:wh-7:sku-3"
+    with srv.raw() as c:
+        c.call("SET", "stock:drop", str(total))
+        c.call("HSET", inv, "available", "5000", "reserved", "0")
+        decr = load(c, DECR_THEN_MAYBE_HOLD)
+        reserve = load(c, WAREHOUSE_RESERVE_AS_WRITTEN)
+        warm = [c.call("EVALSHA", decr, 1, "stock:drop", "0", "-") for _ in range(3)]
+        assert warm == [total - 1, total - 2, total - 3]
+
+    def call(n):
+        if n % 5 == 4:
+            return evalsha(reserve, [inv], ["1", "600", "w%d" % n])
+        return evalsha(decr, ["stock:drop"], ["1" if n % 3 == 0 else "0", "hold:drop:%d" % n])
+
+    decrements, holds, reserved = [], [], 0
+    with Swarm(srv.port, CONNECTIONS, deadline_s=240) as swarm:
+        for r in range(rounds):
+            out = swarm.round(lambda i, r=r: call(r * CONNECTIONS + i), 1)
+            for i, replies in out.items():
+                n, reply = r * CONNECTIONS + i, replies[0]
+                assert not isinstance(reply, RespError), "call %d answered %s" % (n, reply)
+                if n % 5 == 4:
+                    assert reply[0] == 1, reply
+                    reserved += 1
+                else:
+                    decrements.append(reply)
+                    if n % 3 == 0:
+                        holds.append("hold:drop:%d" % n)
+    sold = 3 + len(decrements)
+    assert sorted(decrements) == list(range(total - sold, total - 3)), "a decrement ran twice"
+    with srv.raw() as c:
+        stock = int(c.call("GET", "stock:drop"))
+        assert stock + sold == total, (stock, sold)
+        made = sum(c.call("EXISTS", *holds[k:k + 500]) for k in range(0, len(holds), 500))
+        assert made == len(holds), "%d holds for %d calls" % (made, len(holds))
+        assert c.call("HMGET", inv, "available", "reserved") == [str(5000 - reserved), str(reserved)]
+        assert c.call("ZCARD", "reservation_expiry") == reserved
+        assert c.call("SCRIPT", "EXISTS", decr) == [1]
+        if t.is_hotkv and t.threads > 1:
+            # The calls in flight when it first wrote a hold elsewhere were undone and run again.
+            assert runs_undone(c) >= 1
+
+
+@case
+def pipelined_script_that_reaches_another_shard_keeps_its_place(t, srv):
+    """One connection pipelines a write, the decrement script (known to keep to its KEYS) that
+    this time writes a hold on another shard, and reads of both: the replies come in order and
+    the reads see the script's writes, byte for byte as from redis-server."""
+    keys = spread_keys("pipe-stock-", 4)
+    holds = spread_keys("pipe-hold-", 4)  # hold j+1 is on another shard than stock j
+    later = spread_keys("pipe-later-", 4)
+    with srv.raw() as c:
+        for j, k in enumerate(keys):
+            # A script of its own per round: the first reach beyond its KEYS is the one tested.
+            sha = load(c, DECR_THEN_MAYBE_HOLD + "-- round %d\n" % j)
+            c.call("SET", k, "10")
+            assert [c.call("EVALSHA", sha, 1, k, "0", "-") for _ in range(2)] == [9, 8]
+            hold, hold2 = holds[(j + 1) % 4], later[(j + 2) % 4]
+            c.send(b"".join([
+                encode_command("SET", "pipe-before", j),
+                encode_command("EVALSHA", sha, 1, k, "1", hold),
+                encode_command("GET", hold),
+                encode_command("GET", k),
+                encode_command("GET", "pipe-before"),
+                encode_command("EVALSHA", sha, 1, k, "1", hold2),
+                encode_command("EXISTS", hold2),
+            ]))
+            got = [c.read_reply_bytes() for _ in range(7)]
+            assert got == [b"+OK\r\n", b":7\r\n", b"$1\r\n1\r\n", b"$1\r\n7\r\n",
+                           b"$1\r\n%d\r\n" % j, b":6\r\n", b":1\r\n"], (k, got)
+        if t.is_hotkv and t.threads > 1:
+            assert runs_undone(c) >= 1
+
+
+# Changes a string with a deadline, a hash, a list, a key it creates and one it deletes, all
+# under one hash tag, then (ARGV[1] = 1) a key named by ARGV[2].
+TOUCH_ALL_THEN_MAYBE_FAR = """
+redis.call('INCR', KEYS[1])
+redis.call('HINCRBY', KEYS[2], 'n', 1)
+redis.call('RPUSH', KEYS[3], 'y')
+redis.call('SET', KEYS[4], 'new')
+redis.call('DEL', KEYS[5])
+if ARGV[1] == '1' then redis.call('SET', ARGV[2], 'far') end
+return redis.call('LLEN', KEYS[3])
+"""
+
+
+@case
+def undone_script_runs_replay_to_what_was_answered_after_kill_9(t, srv):
+    """Scripts known to keep to their KEYS that then write a key elsewhere, with the log
+    synced on every write: each call's reply and every key it touched are as from one run;
+    after kill -9 and a restart the log gives back exactly that state (the undone attempt and
+    its reversal replay to nothing)."""
+    far = spread_keys("replay-far-", 4)
+    state = {}
+    with DataDir() as d:
+        s = t.server(extra_args=d.args("always"), expect_exit=None).start()
+        with s.raw() as c:
+            for j in range(4):
+                tag = "{rp%d}" % j
+                keys = [tag + name for name in ("s", "h", "l", "made", "gone")]
+                sha = load(c, TOUCH_ALL_THEN_MAYBE_FAR + "-- %d\n" % j)
+                c.call("SET", keys[0], "5", "EX", "1000")
+                c.call("HSET", keys[1], "n", "1")
+                c.call("RPUSH", keys[2], "x")
+                assert c.call("EVALSHA", sha, 5, *keys, "0", "-") == 2
+                c.call("SET", keys[4], "v")
+                c.call("DEL", keys[3])
+                assert c.call("EVALSHA", sha, 5, *keys, "1", far[j]) == 3
+                state[j] = (keys, [c.call("GET", keys[0]), c.call("HGET", keys[1], "n"),
+                                   c.call("LRANGE", keys[2], 0, -1), c.call("GET", keys[3]),
+                                   c.call("EXISTS", keys[4]), c.call("GET", far[j])])
+                assert state[j][1] == ["7", "3", ["x", "y", "y"], "new", 0, "far"], state[j]
+                assert 990 <= c.call("TTL", keys[0]) <= 1000
+            if t.is_hotkv and t.threads > 1:
+                assert runs_undone(c) >= 1
+        s.send_signal(signal.SIGKILL)
+        s.wait(timeout=10)
+        s.cleanup()
+        s2 = t.server(extra_args=d.args("always")).start()
+        try:
+            with s2.raw() as c:
+                for j, (keys, want) in state.items():
+                    got = [c.call("GET", keys[0]), c.call("HGET", keys[1], "n"),
+                           c.call("LRANGE", keys[2], 0, -1), c.call("GET", keys[3]),
+                           c.call("EXISTS", keys[4]), c.call("GET", far[j])]
+                    assert got == want, (j, got, want)
+                    assert 980 <= c.call("TTL", keys[0]) <= 1000
+        finally:
+            s2.stop()
+
+
+def runs_undone(c):
+    """INFO stats script_runs_undone: script runs taken back to run with every shard."""
+    for line in c.call("INFO", "stats").splitlines():
+        if line.startswith("script_runs_undone:"):
+            return int(line.split(":")[1])
+    raise AssertionError("no script_runs_undone in INFO stats")
+
+
 @case
 def zero_keys_script_races_500_copies_of_itself(t, srv):
     """A script declaring no KEYS builds every key name from ARGV; 500 connections run it at

@@ -6,12 +6,16 @@
 
 #include <initializer_list>
 #include <memory>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include <asio/io_context.hpp>
 
 #include "hotkv/commands/client_session.hpp"
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/util/config.hpp"
@@ -52,6 +56,8 @@ class TestServer : private PubSubSink {
   ClientSession session_;
   std::vector<PubSubMessage> pushes_;
   void deliver(const PubSubMessage& m) override { pushes_.push_back(m); }
+  void run_routed(const CommandSpec& spec, std::span<const std::string_view> views,
+                  ClientSession& session, const Route& route, ReplyWriter& w);
 };
 
 // RESP helpers for assertions.

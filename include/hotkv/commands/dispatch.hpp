@@ -77,6 +77,14 @@ void count_command(const CommandSpec& spec, std::span<const std::string_view> ar
 // error reply again, as Redis does. This thread's next execute_command takes it.
 void mark_error_reply_counted();
 
+// Called by a script that kept to its KEYS so far and then reached a shard it does not hold
+// (or a command that needs every shard): its run was undone and wrote no reply, and the
+// command must run again with every shard held (docs/scripting.md). execute_command leaves
+// such a call uncounted; whoever called it takes the request with take_rerun_request() and
+// runs the command again with every shard -- the only outcome it may have there is a reply.
+void request_rerun_with_every_shard();
+bool take_rerun_request();
+
 // INFO errorstats and total_error_replies: one error reply with this text (with or without
 // the leading '-'), counted under its code. Every error a client is sent is counted once:
 // execute_command counts a handler's, and the connection counts those it writes itself

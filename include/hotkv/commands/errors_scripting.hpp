@@ -46,8 +46,9 @@ inline constexpr const char* kLibraryNameTwice =
     "ERR Invalid metadata value, name argument was given multiple times";
 inline constexpr const char* kLibraryNameNotGiven = "ERR Library name was not given";
 
-inline constexpr const char* kCallNeedsEveryShard =
-    "ERR This command needs every shard; the script runs with every shard from its next call";
+// Raised inside a script whose run is being undone to run again with every shard; no client
+// ever reads it (the undone run answers nothing).
+inline constexpr const char* kScriptRerun = "ERR script is being run again with every shard";
 inline constexpr const char* kBusyScript =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr const char* kBusyFunction =
@@ -68,7 +69,6 @@ std::string function_option(std::string_view option);
 std::string function_argument(std::string_view argument);
 // redis.call of XREAD / XREADGROUP with BLOCK.
 std::string call_with_block(std::string_view command);
-std::string script_key_on_other_shard(std::string_view key);
 std::string compile_script(std::string_view message);
 std::string compile_function(std::string_view message);
 std::string register_functions(std::string_view message);

@@ -31,5 +31,7 @@ bool answer_soldout_here(const CommandSpec& spec, std::span<const std::string_vi
 // and every thread forgets it. Inventory commands keep their item's beacon current instead.
 void forget_soldout_beacons(const CommandSpec& spec, std::span<const std::string_view> argv,
                             Engine& engine, Shard& shard, bool multi_shard);
+// The same for one key of `home` (a key a script's undo put back as it was).
+void forget_soldout_beacon(Engine& engine, Shard& home, std::string_view key);
 
 }  // namespace hotkv

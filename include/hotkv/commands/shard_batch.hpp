@@ -41,11 +41,21 @@ class ShardBatch {
   void run(Engine& engine, Shard& shard, int proto, ClientSession* session,
            bool multi_shard = false);
 
+  // After run(): true if it stopped before its end, at a script that must run again with
+  // every shard (dispatch.hpp, take_rerun_request); replies exist for the commands before it.
+  bool stopped() const { return reply_ends_.size() < commands_.size(); }
+  // Copies the commands `from` did not run (from its stopping point on) into this batch.
+  void add_unrun_of(const ShardBatch& from);
+  // Appends `other`'s replies after this batch's, which then has one reply per command again.
+  void append_replies_of(const ShardBatch& other);
+
   // Instead of run(): every command answers `error` (a shard the batch needs is held by a
-  // busy script, so the batch cannot run).
+  // busy script, so the batch cannot run); after a run that stopped, every command it did not
+  // run does.
   void refuse(const std::string& error);
 
-  // The reply of command i. REQUIRES: run() or refuse() was called.
+  // The reply of command i. REQUIRES: run() or refuse() was called, and i < the number of
+  // commands that ran.
   std::string_view reply(size_t i) const;
 
   // Forgets the commands and replies, keeping the buffers (released when unusually large).

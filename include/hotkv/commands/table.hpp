@@ -52,6 +52,9 @@ enum CommandFlag : uint32_t {
   // A blocking command whose woken re-run touches only the key that woke it (BLPOP, BLMPOP):
   // a client blocked on keys of several shards is served on that key's shard, in its turn.
   kServesReadyKey = 1u << 22,
+  // Runs a script (EVAL, EVALSHA, FCALL and their _RO forms): one that kept to its KEYS so far
+  // may have to run again with every shard (dispatch.hpp, take_rerun_request).
+  kRunsScript = 1u << 23,
 };
 
 struct KeySpec {

@@ -169,6 +169,13 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // order. Any other command (keyless, atomic, blocking, MULTI...) first flushes the window.
   void add_to_window(size_t shard, const CommandSpec& spec);
   asio::awaitable<void> flush_window();
+  // False if the window must be flushed before `spec` joins it for `shard`: a window that
+  // holds a script keeps to one shard, because a script that has to run again with every
+  // shard (take_rerun_request) must not find the commands after it already run elsewhere.
+  bool window_takes(size_t shard, const CommandSpec& spec) const;
+  // A batch that stopped at such a script: the commands it did not run run now, in order, in
+  // one run with every shard parked, and their replies complete the batch's.
+  asio::awaitable<void> finish_stopped_batch(ShardBatch& stopped);
   // Consecutive pipelined commands that each need several shards at once (MSET over shards,
   // a multi-shard script, FLUSHALL...) are collected and run one after the other inside a
   // single run_atomic over the union of their shards: one rendezvous of the threads for the
@@ -294,7 +301,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   std::vector<uint16_t> window_;     // the shard of each windowed command, in request order
   size_t window_remote_ = 0;         // windowed commands for other shards
   size_t window_bytes_ = 0;
+  bool window_script_ = false;    // the window holds a script call
+  bool window_one_shard_ = true;  // every windowed command is for window_.front()'s shard
   ShardBatch atomic_run_;
+  ShardBatch rerun_;  // finish_stopped_batch's commands
   std::vector<size_t> atomic_shards_;  // sorted, unique
   // Migration: the other shard the latest keyed commands all went to, and how many in a row.
   size_t streak_shard_ = 0;

@@ -29,6 +29,7 @@ struct Library;
 struct LibraryFunction;
 struct Script;
 class ScriptStore;
+class ScriptUndo;
 
 class LuaVm {
  public:
@@ -82,6 +83,8 @@ class LuaVm {
   lua_State* state() { return L_; }
   size_t shard() const { return shard_; }
   ScriptStore& store() { return store_; }
+  // Checks the running script at every line from now on (a run being stopped).
+  static void check_every_line(lua_State* L);
 
  private:
   static void* allocate(void* ud, void* ptr, size_t old_size, size_t new_size);
@@ -119,6 +122,7 @@ class LuaVm {
   int64_t load_started_ms_ = 0;
   Call* current_ = nullptr;
   Scratch scratch_;
+  std::unique_ptr<ScriptUndo> undo_;  // the running script's journal (buffers reused)
   struct CommandCacheEntry {
     std::string name;  // as the script spelled it
     const struct CommandSpec* spec = nullptr;
@@ -141,6 +145,10 @@ struct LuaVm::Call {
   std::vector<size_t> allowed;       // shards whose keys may be touched (sorted): those held
   std::span<const std::string_view> keys;  // the declared KEYS
   bool undeclared = false;                 // touched a key not in KEYS, or needed every shard
+  // Holding fewer than every shard, the run keeps what it overwrites (null otherwise);
+  // `rerun` set: it reached beyond what it holds, and is being stopped to be undone.
+  ScriptUndo* undo = nullptr;
+  bool rerun = false;
   std::vector<size_t> logged;        // shards whose log records hold this script's effects
   int64_t started_ms = 0;            // monotonic, for the threshold
   int64_t started_unix_ms = 0;       // wall clock, for FUNCTION STATS

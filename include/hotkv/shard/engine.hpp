@@ -54,6 +54,8 @@ struct ServerStats {
   std::atomic<uint64_t> atomic_operations{0};  // cross-shard run_atomic calls
   // Connections moved to the thread that owns the keys they keep using.
   std::atomic<uint64_t> connection_migrations{0};
+  // Script runs taken back to run again with every shard (docs/scripting.md).
+  std::atomic<uint64_t> script_runs_undone{0};
   // Idle clients kept without their connection object now (INFO clients hibernated_clients).
   std::atomic<int64_t> hibernated_clients{0};
   // Replicas' syncs served: full, and partial ones accepted or refused (INFO stats).
