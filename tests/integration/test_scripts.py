@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import redis  # noqa: E402
 
 from server import (ConnectionClosed, DataDir, RawClient, RespError, Server, Swarm, case, encode_command,  # noqa: E402
-                    expect_error, raise_nofile, run_cases, spread_keys)
+                    expect_error, key_slot, raise_nofile, run_cases, spread_keys)
 
 CONNECTIONS = 2000
 
@@ -295,21 +295,35 @@ def scripts_reaching_undeclared_shards_later_never_fail_nor_lose_stock(t, srv):
     holds + sold = total."""
     raise_nofile(CONNECTIONS + 256)
     total, rounds = 20000, 10
-    inv = "inv:wh-7:sku-3"
+    # The warehouse each reserve draws from is chosen per call, as the seed's router does.
+    invs = ["inv:wh-%d:sku-3" % w for w in range(1, 5)]
     with srv.raw() as c:
         c.call("SET", "stock:drop", str(total))
-        c.call("HSET", inv, "available", "5000", "reserved", "0")
+        for inv in invs:
+            c.call("HSET", inv, "available", "1250", "reserved", "0")
         decr = load(c, DECR_THEN_MAYBE_HOLD)
         reserve = load(c, WAREHOUSE_RESERVE_AS_WRITTEN)
         warm = [c.call("EVALSHA", decr, 1, "stock:drop", "0", "-") for _ in range(3)]
         assert warm == [total - 1, total - 2, total - 3]
 
+    # Holds never on the stock's shard (by slot modulo and by slot range, for this many
+    # shards): every hold written while the script still runs on the stock's shard alone
+    # makes its run stop, be undone and run again.
+    away = away_from("stock:drop", t.threads)
+
+    def hold_name(n):
+        name, k = "hold:drop:%d" % n, 0
+        while not away(name):
+            k += 1
+            name = "hold:drop:%d-%d" % (n, k)
+        return name
+
     def call(n):
         if n % 5 == 4:
-            return evalsha(reserve, [inv], ["1", "600", "w%d" % n])
-        return evalsha(decr, ["stock:drop"], ["1" if n % 3 == 0 else "0", "hold:drop:%d" % n])
+            return evalsha(reserve, [invs[(n // 5) % 4]], ["1", "600", "w%d" % n])
+        return evalsha(decr, ["stock:drop"], ["1" if n % 3 == 0 else "0", hold_name(n)])
 
-    decrements, holds, reserved = [], [], 0
+    decrements, holds, reserved = [], [], [0] * 4
     with Swarm(srv.port, CONNECTIONS, deadline_s=240) as swarm:
         for r in range(rounds):
             out = swarm.round(lambda i, r=r: call(r * CONNECTIONS + i), 1)
@@ -318,11 +332,11 @@ def scripts_reaching_undeclared_shards_later_never_fail_nor_lose_stock(t, srv):
                 assert not isinstance(reply, RespError), "call %d answered %s" % (n, reply)
                 if n % 5 == 4:
                     assert reply[0] == 1, reply
-                    reserved += 1
+                    reserved[(n // 5) % 4] += 1
                 else:
                     decrements.append(reply)
                     if n % 3 == 0:
-                        holds.append("hold:drop:%d" % n)
+                        holds.append(hold_name(n))
     sold = 3 + len(decrements)
     assert sorted(decrements) == list(range(total - sold, total - 3)), "a decrement ran twice"
     with srv.raw() as c:
@@ -330,8 +344,9 @@ def scripts_reaching_undeclared_shards_later_never_fail_nor_lose_stock(t, srv):
         assert stock + sold == total, (stock, sold)
         made = sum(c.call("EXISTS", *holds[k:k + 500]) for k in range(0, len(holds), 500))
         assert made == len(holds), "%d holds for %d calls" % (made, len(holds))
-        assert c.call("HMGET", inv, "available", "reserved") == [str(5000 - reserved), str(reserved)]
-        assert c.call("ZCARD", "reservation_expiry") == reserved
+        for inv, took in zip(invs, reserved):
+            assert c.call("HMGET", inv, "available", "reserved") == [str(1250 - took), str(took)]
+        assert c.call("ZCARD", "reservation_expiry") == sum(reserved)
         assert c.call("SCRIPT", "EXISTS", decr) == [1]
         if t.is_hotkv and t.threads > 1:
             # The calls in flight when it first wrote a hold elsewhere were undone and run again.
@@ -425,6 +440,17 @@ def undone_script_runs_replay_to_what_was_answered_after_kill_9(t, srv):
                     assert 980 <= c.call("TTL", keys[0]) <= 1000
         finally:
             s2.stop()
+
+
+def away_from(key, shards):
+    """A test of names: true for a key whose slot differs from `key`'s both modulo `shards` and
+    in range (slot * shards // 16384), so it is on another shard either way (always true for
+    one shard: there is no other)."""
+    s = key_slot(key)
+    if shards <= 1:
+        return lambda name: True
+    return lambda name: (key_slot(name) % shards != s % shards and
+                         key_slot(name) * shards // 16384 != s * shards // 16384)
 
 
 def runs_undone(c):
