@@ -10,20 +10,51 @@
 
 namespace hotkv {
 
+namespace {
+
+// Below this many kept keys the first-write test scans them; scripts mostly write one to four.
+constexpr size_t kScanLimit = 8;
+
+}  // namespace
+
 void ScriptUndo::clear() {
-  entries_.clear();
-  seen_.clear();
+  for (size_t i = 0; i < used_; ++i) {
+    entries_[i].before.reset();  // a copy is not kept alive past its run
+  }
+  used_ = 0;
+  if (!index_.empty()) {
+    index_.clear();
+  }
+}
+
+bool ScriptUndo::kept(size_t shard, uint32_t db, std::string_view key) {
+  if (used_ <= kScanLimit) {
+    for (size_t i = 0; i < used_; ++i) {
+      const Entry& e = entries_[i];
+      if (e.key == key && e.shard == shard && e.db == db) {
+        return true;
+      }
+    }
+    return false;
+  }
+  if (index_.empty()) {
+    for (size_t i = 0; i < used_; ++i) {
+      const Entry& e = entries_[i];
+      id_scratch_.assign(reinterpret_cast<const char*>(&e.shard), sizeof e.shard);
+      id_scratch_.append(reinterpret_cast<const char*>(&e.db), sizeof e.db);
+      id_scratch_.append(e.key);
+      index_.insert(id_scratch_);
+    }
+  }
+  id_scratch_.assign(reinterpret_cast<const char*>(&shard), sizeof shard);
+  id_scratch_.append(reinterpret_cast<const char*>(&db), sizeof db);
+  id_scratch_.append(key);
+  return !index_.insert(id_scratch_).second;
 }
 
 bool ScriptUndo::capture(Engine& engine, size_t shard, uint32_t db, std::string_view key,
                          int64_t now_ms) {
-  // One string names the key in its shard and database; a script touches few keys, and
-  // this runs only before its writes.
-  id_scratch_.clear();
-  id_scratch_.append(reinterpret_cast<const char*>(&shard), sizeof shard);
-  id_scratch_.append(reinterpret_cast<const char*>(&db), sizeof db);
-  id_scratch_.append(key);
-  if (seen_.count(id_scratch_) != 0) {
+  if (kept(shard, db, key)) {
     return true;
   }
   Keyspace& ks = engine.shard(shard).keyspace(db);
@@ -35,19 +66,26 @@ bool ScriptUndo::capture(Engine& engine, size_t shard, uint32_t db, std::string_
   if (v != nullptr && v->type() == ValueType::kString && v->str_len() > kMaxCopyBytes) {
     return false;
   }
-  seen_.insert(id_scratch_);
-  Entry e{shard, db, std::string(key), std::nullopt};
+  if (used_ == entries_.size()) {
+    entries_.emplace_back();
+  }
+  Entry& e = entries_[used_++];
+  e.shard = shard;
+  e.db = db;
+  e.key.assign(key);
   if (v != nullptr) {
     e.before = v->clone();
+  } else {
+    e.before.reset();
   }
-  entries_.push_back(std::move(e));
   return true;
 }
 
 std::vector<size_t> ScriptUndo::undo(Engine& engine) {
   std::vector<size_t> logged;
   std::string scratch;
-  for (Entry& e : entries_) {
+  for (size_t i = 0; i < used_; ++i) {
+    Entry& e = entries_[i];
     Shard& home = engine.shard(e.shard);
     Keyspace& ks = home.keyspace(e.db);
     const Value* restored = nullptr;

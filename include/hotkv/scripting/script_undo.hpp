@@ -35,8 +35,8 @@ class ScriptUndo {
 
   // Forgets everything kept (start of a run).
   void clear();
-  bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
+  bool empty() const { return used_ == 0; }
+  size_t size() const { return used_; }
 
   // Keeps the state of `key` in database `db` of `shard` unless it is kept already. An
   // expired key is dropped first (as any write would find it), so it is kept as absent.
@@ -49,13 +49,18 @@ class ScriptUndo {
 
  private:
   struct Entry {
-    size_t shard;
-    uint32_t db;
+    size_t shard = 0;
+    uint32_t db = 0;
     std::string key;
     std::optional<Value> before;  // nullopt: the key did not exist
   };
+  bool kept(size_t shard, uint32_t db, std::string_view key);
+  // The first used_ entries are this run's; the others keep their strings' capacity for the
+  // next runs, so a script's few writes allocate nothing here in steady state.
   std::vector<Entry> entries_;
-  std::unordered_set<std::string> seen_;  // shard, db and key, for the first-write test
+  size_t used_ = 0;
+  // Past a handful of keys, the first-write test looks them up here (shard, db and key).
+  std::unordered_set<std::string> index_;
   std::string id_scratch_;
 };
 
