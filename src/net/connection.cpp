@@ -609,6 +609,8 @@ asio::awaitable<void> Connection::flush_atomic_run() {
   if (atomic_run_.stopped()) {
     co_await finish_stopped_batch(atomic_run_);
   }
+  // Clients the run woke on this thread's shard first, as after EXEC (connection_multi.cpp).
+  serve_blocked_now(engine_, engine_.shard(shard_));
   for (size_t i = 0; i < atomic_run_.size(); ++i) {
     out_ += atomic_run_.reply(i);
   }

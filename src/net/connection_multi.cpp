@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "hotkv/commands/acl_session.hpp"
+#include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/transactions.hpp"
@@ -159,6 +160,11 @@ asio::awaitable<std::string> Connection::exec_transaction() {
           count_error_reply(*engine, abort);
         });
   }
+  // Clients the transaction woke on this thread's shard are served now, before the client's
+  // next command, as Redis serves them when EXEC ends (a pipelined LPOP after EXEC must not
+  // take what an RPUSH inside it gave a waiting BLPOP). Other shards serve theirs before
+  // anything this client sends them next: their serving task is queued first.
+  serve_blocked_now(engine_, engine_.shard(shard_));
   co_return out;
 }
 

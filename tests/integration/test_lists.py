@@ -334,6 +334,39 @@ def a_pipeline_is_answered_before_its_last_command_blocks(t, srv):
 
 
 @case
+def waiters_fed_by_exec_or_an_atomic_run_are_served_before_the_next_command(t, srv):
+    """A client pipelines MULTI, RPUSH, EXEC and an LPOP of a list another client waits on:
+    the waiter is served when EXEC ends, so the LPOP finds nothing, as on redis-server. The
+    same for a transaction over two shards, an LMOVE into the waited list from another
+    shard's list, and a script that pushes; on lists of every thread."""
+    lists = spread_keys("fed", 3)
+    others = spread_keys("fedsrc", 3)
+    for j, q in enumerate(lists):
+        other = others[(j + 1) % 3]
+        feeds = [
+            [("MULTI",), ("RPUSH", q, "a"), ("EXEC",)],
+            [("MULTI",), ("SET", other, "x"), ("RPUSH", q, "b"), ("EXEC",)],
+            [("RPUSH", other + ":l", "c"), ("LMOVE", other + ":l", q, "LEFT", "RIGHT")],
+            [("EVAL", "return redis.call('RPUSH', KEYS[1], ARGV[1])", 1, q, "d")],
+        ]
+        with srv.raw() as c:
+            for feed in feeds:
+                waiter = blocked(srv.port, "BLPOP", q, "0")
+                wait_blocked(c, 1)
+                p = RawClient(srv.port, timeout=5)
+                p.send(b"".join(encode_command(*cmd) for cmd in feed) +
+                       encode_command("LPOP", q))
+                for _ in feed:
+                    p.read_reply()
+                assert p.read_reply() is None, (q, feed)
+                got = waiter.read_reply()
+                assert got[0] == q and got[1] in "abcd", got
+                waiter.close()
+                p.close()
+            c.call("DEL", q, other, other + ":l")
+
+
+@case
 def blocked_pop_woken_by_script_and_other_threads(t, srv):
     """A client blocked on a key of another thread is woken by a plain push from a third
     connection, by a script's RPUSH and by LMOVE; BRPOP takes from the tail."""
