@@ -512,7 +512,7 @@ namespace {
 void log_slow_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                       Engine& engine, Shard& shard, int64_t usec) {
   // EXEC is not logged itself: the commands it ran are, each on its own (as on Redis).
-  if (spec.name == "EXEC") {
+  if ((spec.flags & kExec) != 0) {
     return;
   }
   std::string addr = "?:0";

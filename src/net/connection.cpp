@@ -788,7 +788,8 @@ asio::awaitable<bool> Connection::process_input() {
     }
     if (spec == nullptr) {
       co_await flush_window();
-      if (session_.multi.active && strcasecmp_view(args_[0], "EXEC")) {
+      const CommandSpec* refused = engine_.table().find(args_[0]);
+      if (session_.multi.active && refused != nullptr && (refused->flags & kExec) != 0) {
         // EXEC itself refused (a busy script): the transaction ends here, as on Redis, with
         // the reason in the EXECABORT.
         clear_transaction(session_);
@@ -829,13 +830,13 @@ asio::awaitable<bool> Connection::process_input() {
     // commands (CONFIG, CLIENT, ...) are never shown.
     const bool monitored = engine_.monitors().active() && (spec->flags & kAdmin) == 0;
     const bool monitor_after =
-        monitored && ((spec->flags & kConnection) != 0 || spec->name == "EXEC");
+        monitored && ((spec->flags & (kConnection | kExec)) != 0);
     if (monitored && !monitor_after) {
       feed_monitors(args_, session_.db);
     }
     session_.replies_silenced = suppress;
     if (session_.multi.active) {
-      if (spec->name == "EXEC") {
+      if ((spec->flags & kExec) != 0) {
         co_await flush_window();
         if (monitored && !session_.multi.aborted) {
           std::vector<std::string_view> queued;

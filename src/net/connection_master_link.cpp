@@ -218,7 +218,7 @@ asio::awaitable<bool> Connection::process_master_input() {
       in_.consume(consumed);
       continue;
     }
-    if (session_.multi.active && spec->name == "EXEC") {
+    if (session_.multi.active && (spec->flags & kExec) != 0) {
       co_await flush_window();
       (void)co_await exec_transaction();
       out_.clear();

@@ -74,7 +74,7 @@ bool Connection::paused_for(const CommandSpec& spec) const {
     return true;
   }
   // EXEC waits when its transaction writes.
-  return spec.name == "EXEC" && session_.multi.active &&
+  return (spec.flags & kExec) != 0 && session_.multi.active &&
          std::any_of(session_.multi.queue.begin(), session_.multi.queue.end(),
                      [](const QueuedCommand& q) { return (q.spec->flags & kWrite) != 0; });
 }

@@ -55,6 +55,10 @@ enum CommandFlag : uint32_t {
   // Runs a script (EVAL, EVALSHA, FCALL and their _RO forms): one that kept to its KEYS so far
   // may have to run again with every shard (dispatch.hpp, take_rerun_request).
   kRunsScript = 1u << 23,
+  // Runs at once inside MULTI instead of being queued (EXEC, DISCARD, MULTI, WATCH, QUIT, RESET).
+  kRunsInMulti = 1u << 24,
+  // EXEC: ends a transaction by running the connection's queued commands.
+  kExec = 1u << 25,
 };
 
 struct KeySpec {
