@@ -215,4 +215,8 @@ void register_replication(Table& t) {
   // clang-format on
 }
 
+bool is_replconf(std::span<const std::string_view> argv, const char* sub) {
+  return argv.size() >= 2 && strcasecmp_view(argv[0], "REPLCONF") && strcasecmp_view(argv[1], sub);
+}
+
 }  // namespace hotkv

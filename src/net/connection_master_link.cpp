@@ -15,6 +15,7 @@
 
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/replication.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
@@ -32,10 +33,7 @@ RateLimitedLog& master_log() {
   return log;
 }
 
-bool is_getack(std::span<const std::string_view> argv) {
-  return argv.size() >= 2 && strcasecmp_view(argv[0], "REPLCONF") &&
-         strcasecmp_view(argv[1], "GETACK");
-}
+bool is_getack(std::span<const std::string_view> argv) { return is_replconf(argv, "GETACK"); }
 
 std::string ack_command(uint64_t offset) {
   std::string n = std::to_string(offset);

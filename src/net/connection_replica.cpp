@@ -16,6 +16,7 @@
 #include <asio/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include "hotkv/commands/replication.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
@@ -150,8 +151,7 @@ asio::awaitable<void> Connection::read_replica_acks(std::shared_ptr<Connection> 
         continue;
       }
       // REPLCONF ACK <offset> [FACK <offset>]: how far the replica has applied the stream.
-      if (args_.size() >= 3 && strcasecmp_view(args_[0], "REPLCONF") &&
-          strcasecmp_view(args_[1], "ACK")) {
+      if (args_.size() >= 3 && is_replconf(args_, "ACK")) {
         if (auto off = parse_int64(args_[2]); off && *off >= 0) {
           repl.update_replica(id(), "", static_cast<uint64_t>(*off), engine_.now_ms());
         }
