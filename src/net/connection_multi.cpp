@@ -144,7 +144,16 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     out = run(home, false);
   } else if (shards.size() == 1 && !needs_home) {
     size_t target = shards[0];
-    auto task = [&run, target] { return run(target, false); };
+    Engine* engine = &engine_;
+    auto task = [&run, target, engine] {
+      std::string replies = run(target, false);
+      // The clients it woke there are served before the reply goes back: a serving task
+      // posted from this handler would wait in the thread's own queue until the handler
+      // ends, and the client's next command, sent as soon as the reply arrives, could
+      // overtake it.
+      serve_blocked_now(*engine, engine->shard(target));
+      return replies;
+    };
     out = co_await engine_.call_on(target, std::move(task));
   } else {
     // With the other transactions and cross-shard runs of this thread's connections in the
@@ -162,8 +171,9 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   }
   // Clients the transaction woke on this thread's shard are served now, before the client's
   // next command, as Redis serves them when EXEC ends (a pipelined LPOP after EXEC must not
-  // take what an RPUSH inside it gave a waiting BLPOP). Other shards serve theirs before
-  // anything this client sends them next: their serving task is queued first.
+  // take what an RPUSH inside it gave a waiting BLPOP). A transaction run on one other shard
+  // served its own above; one over several shards posted the serving of the parked shards
+  // from this thread, ahead of anything this client sends them next.
   serve_blocked_now(engine_, engine_.shard(shard_));
   co_return out;
 }
