@@ -78,16 +78,7 @@ void CommandContext::log_put(std::string_view key) {
   if (!log.enabled()) {
     return;
   }
-  Value* v = db(key).find(key, now_ms);
-  if (v == nullptr) {
-    log.record().add_del(key);
-  } else if (v->type() == ValueType::kString) {
-    encode_value(log.record(), key, *v, scratch, [] {});
-  } else {
-    // An aggregate is rebuilt from nothing (COPY, RENAME): clear whatever the key held.
-    log.record().add_del(key);
-    encode_value(log.record(), key, *v, scratch, [] {});
-  }
+  encode_replacement(log.record(), key, db(key).find(key, now_ms), scratch);
 }
 
 void CommandContext::notify(uint32_t type_flag, std::string_view event, std::string_view key) {

@@ -17,6 +17,7 @@
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
@@ -525,22 +526,10 @@ bool Connection::window_takes(size_t shard, const CommandSpec& spec) const {
 
 asio::awaitable<void> Connection::finish_stopped_batch(ShardBatch& stopped) {
   rerun_.add_unrun_of(stopped);
-  Engine* engine = &engine_;
-  ShardBatch* run = &rerun_;
-  ClientSession* session = &session_;
-  size_t home = shard_;
-  int proto = session_.resp;
-  co_await run_atomic_batched(
-      engine_.all_shards(),
-      [engine, run, session, home, proto] {
-        run->run(*engine, engine->shard(home), proto, session, true);
-        if (run->stopped()) {
-          // Holding every shard nothing runs again; should it ever, the client still gets one
-          // reply per command.
-          run->refuse("ERR the script could not be run with every shard");
-        }
-      },
-      [engine, run] { run->refuse(engine->scripts().busy_error()); });
+  co_await run_batch_parked(rerun_, engine_.all_shards());
+  if (rerun_.stopped()) {
+    rerun_.refuse(err::kScriptRerunFailed);
+  }
   stopped.append_replies_of(rerun_);
   rerun_.clear();
 }
@@ -589,14 +578,10 @@ asio::awaitable<void> Connection::run_atomic_batched(std::vector<size_t> shards,
                                                                        asio::use_awaitable);
 }
 
-asio::awaitable<void> Connection::flush_atomic_run() {
-  if (atomic_run_.empty()) {
-    co_return;
-  }
-  std::vector<size_t> shards;
-  shards.swap(atomic_shards_);
+asio::awaitable<void> Connection::run_batch_parked(ShardBatch& batch,
+                                                   std::vector<size_t> shards) {
   Engine* engine = &engine_;
-  ShardBatch* run = &atomic_run_;
+  ShardBatch* run = &batch;
   ClientSession* session = &session_;
   size_t home = shard_;
   int proto = session_.resp;
@@ -606,6 +591,15 @@ asio::awaitable<void> Connection::flush_atomic_run() {
         run->run(*engine, engine->shard(home), proto, session, true);
       },
       [engine, run] { run->refuse(engine->scripts().busy_error()); });
+}
+
+asio::awaitable<void> Connection::flush_atomic_run() {
+  if (atomic_run_.empty()) {
+    co_return;
+  }
+  std::vector<size_t> shards;
+  shards.swap(atomic_shards_);
+  co_await run_batch_parked(atomic_run_, std::move(shards));
   if (atomic_run_.stopped()) {
     co_await finish_stopped_batch(atomic_run_);
   }

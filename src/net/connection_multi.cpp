@@ -8,6 +8,7 @@
 #include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/connection.hpp"
@@ -127,7 +128,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       if (take_rerun_request()) {
         // Cannot happen (a transaction with a script holds every shard); should it, the
         // transaction still answers once per command.
-        w.error("ERR the script could not be run with every shard");
+        w.error(err::kScriptRerunFailed);
       }
       if (s != nullptr) {
         db = s->db;  // runs on the client's own thread (needs_home)

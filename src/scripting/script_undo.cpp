@@ -60,10 +60,7 @@ bool ScriptUndo::capture(Engine& engine, size_t shard, uint32_t db, std::string_
   Keyspace& ks = engine.shard(shard).keyspace(db);
   // As the write will find it: an expired key is deleted (and logged) now, so it is absent.
   const Value* v = ks.peek(key, now_ms);
-  if (v != nullptr && v->type() != ValueType::kString && v->memory_bytes() > kMaxCopyBytes) {
-    return false;
-  }
-  if (v != nullptr && v->type() == ValueType::kString && v->str_len() > kMaxCopyBytes) {
+  if (v != nullptr && v->memory_bytes() > kMaxCopyBytes) {
     return false;
   }
   if (used_ == entries_.size()) {
@@ -101,13 +98,10 @@ std::vector<size_t> ScriptUndo::undo(Engine& engine) {
     if (!log.enabled()) {
       continue;
     }
-    // Logged whole, as COPY logs its destination: a delete, then the value from nothing.
+    // Logged whole, as COPY logs its destination.
     RecordEncoder& rec = log.record();
     rec.select(e.db);
-    rec.add_del(e.key);
-    if (restored != nullptr) {
-      encode_value(rec, e.key, *restored, scratch, [] {});
-    }
+    encode_replacement(rec, e.key, restored, scratch);
     if (std::find(logged.begin(), logged.end(), e.shard) == logged.end()) {
       logged.push_back(e.shard);
     }

@@ -74,6 +74,16 @@ bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
   return op->apply(ks, e, ReplayContext{now_ms, limits}, error);
 }
 
+void encode_replacement(RecordEncoder& enc, std::string_view key, const Value* v,
+                        std::string& scratch) {
+  if (v == nullptr || v->type() != ValueType::kString) {
+    enc.add_del(key);  // a string's put replaces whatever was there; an aggregate is rebuilt
+  }
+  if (v != nullptr) {
+    encode_value(enc, key, *v, scratch, [] {});
+  }
+}
+
 void encode_value(RecordEncoder& enc, std::string_view key, const Value& v, std::string& scratch,
                   const std::function<void()>& checkpoint) {
   if (v.type() == ValueType::kString) {

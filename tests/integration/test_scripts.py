@@ -117,6 +117,14 @@ return n
 """
 
 
+def kill9_and_restart(t, s, d):
+    """kill -9 of server `s`, then a new one on the same data directory (appendfsync always)."""
+    s.send_signal(signal.SIGKILL)
+    s.wait(timeout=10)
+    s.cleanup()
+    return t.server(extra_args=d.args("always")).start()
+
+
 def load(c, body):
     sha = c.call("SCRIPT", "LOAD", body)
     assert isinstance(sha, str) and len(sha) == 40, sha
@@ -426,10 +434,7 @@ def undone_script_runs_replay_to_what_was_answered_after_kill_9(t, srv):
                 assert 990 <= c.call("TTL", keys[0]) <= 1000
             if t.is_hotkv and t.threads > 1:
                 assert runs_undone(c) >= 1
-        s.send_signal(signal.SIGKILL)
-        s.wait(timeout=10)
-        s.cleanup()
-        s2 = t.server(extra_args=d.args("always")).start()
+        s2 = kill9_and_restart(t, s, d)
         try:
             with s2.raw() as c:
                 for j, (keys, want) in state.items():
@@ -685,10 +690,7 @@ def scripts_reading_time_and_random_replay_identically(t, srv):
         s = t.server(extra_args=d.args("always"), expect_exit=None).start()
         with s.raw() as c:
             written = [c.call("EVAL", body, 2, "{r}:k%d" % i, "{r}:h%d" % i) for i in range(20)]
-        s.send_signal(signal.SIGKILL)
-        s.wait(timeout=10)
-        s.cleanup()
-        s2 = t.server(extra_args=d.args("always")).start()
+        s2 = kill9_and_restart(t, s, d)
         try:
             with s2.raw() as c:
                 for i, v in enumerate(written):

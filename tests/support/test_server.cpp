@@ -1,6 +1,7 @@
 // TestServer (see test_server.hpp). No Catch2 here: the command fuzzer links it too.
 #include "support/test_server.hpp"
 
+#include <stdexcept>
 #include <algorithm>
 #include <string_view>
 
@@ -133,6 +134,16 @@ std::string header(char type, size_t n) {
 }
 
 }  // namespace
+
+std::string key_on_another_shard(TestServer& s, const std::string& key) {
+  for (int i = 0; i < 100; ++i) {
+    std::string k = "k" + std::to_string(i);
+    if (s.engine().shard_of(k) != s.engine().shard_of(key)) {
+      return k;
+    }
+  }
+  throw std::runtime_error("no key on another shard than " + key);
+}
 
 std::string bulk(const std::string& s) {
   std::string out = header('$', s.size());

@@ -60,6 +60,9 @@ class TestServer : private PubSubSink {
                   ClientSession& session, const Route& route, ReplyWriter& w);
 };
 
+// A key ("k0", "k1", ...) whose shard is not `key`'s; throws if none of the first 100 is.
+std::string key_on_another_shard(TestServer& s, const std::string& key);
+
 // RESP helpers for assertions.
 std::string bulk(const std::string& s);
 std::string integer(int64_t v);

@@ -49,6 +49,10 @@ inline constexpr const char* kLibraryNameNotGiven = "ERR Library name was not gi
 // Raised inside a script whose run is being undone to run again with every shard; no client
 // ever reads it (the undone run answers nothing).
 inline constexpr const char* kScriptRerun = "ERR script is being run again with every shard";
+// Answered for a script that asked to run again while already holding every shard: cannot
+// happen (nothing is out of reach then), but should it, each command still gets one reply.
+inline constexpr const char* kScriptRerunFailed =
+    "ERR the script could not be run with every shard";
 inline constexpr const char* kBusyScript =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr const char* kBusyFunction =

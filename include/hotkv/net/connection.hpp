@@ -176,6 +176,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // A batch that stopped at such a script: the commands it did not run run now, in order, in
   // one run with every shard parked, and their replies complete the batch's.
   asio::awaitable<void> finish_stopped_batch(ShardBatch& stopped);
+  // Runs `batch` on this thread with `shards` parked (run_atomic_batched); every command
+  // answers -BUSY instead if a busy script holds one of them.
+  asio::awaitable<void> run_batch_parked(ShardBatch& batch, std::vector<size_t> shards);
   // Consecutive pipelined commands that each need several shards at once (MSET over shards,
   // a multi-shard script, FLUSHALL...) are collected and run one after the other inside a
   // single run_atomic over the union of their shards: one rendezvous of the threads for the

@@ -100,6 +100,10 @@ bool apply_op_effect(Keyspace& ks, const Effect& e, int64_t now_ms, std::string&
 // large aggregate so the caller may close the record and open a new one.
 void encode_value(RecordEncoder& enc, std::string_view key, const Value& v, std::string& scratch,
                   const std::function<void()>& checkpoint);
+// The effects that make `key` hold `v` whatever it held before (a delete when `v` is null; an
+// aggregate is cleared first and rebuilt): COPY's and RENAME's destination, a script's undo.
+void encode_replacement(RecordEncoder& enc, std::string_view key, const Value* v,
+                        std::string& scratch);
 void encode_stream(RecordEncoder& enc, std::string_view key, const Value& v,
                    const std::function<void()>& checkpoint);
 void encode_inventory(RecordEncoder& enc, std::string_view key, const Value& v,

@@ -20,6 +20,7 @@ using hotkv::test::bulk;
 using hotkv::test::error;
 using hotkv::test::integer;
 using hotkv::test::kNil;
+using hotkv::test::key_on_another_shard;
 using hotkv::test::kOk;
 using hotkv::test::TestServer;
 
@@ -31,18 +32,6 @@ std::string eval(TestServer& s, const std::string& body, std::vector<std::string
   argv.insert(argv.end(), keys.begin(), keys.end());
   argv.insert(argv.end(), args.begin(), args.end());
   return s.run(argv);
-}
-
-// A key whose shard is not `a`'s.
-std::string key_on_another_shard(TestServer& s, const std::string& a) {
-  for (int i = 0; i < 100; ++i) {
-    std::string k = "k" + std::to_string(i);
-    if (s.engine().shard_of(k) != s.engine().shard_of(a)) {
-      return k;
-    }
-  }
-  FAIL("no key on another shard");
-  return "";
 }
 
 std::string script_error(const std::string& body, const std::string& text, int line) {

@@ -16,6 +16,7 @@ using hotkv::Engine;
 using hotkv::ShardBatch;
 using hotkv::test::bulk;
 using hotkv::test::integer;
+using hotkv::test::key_on_another_shard;
 using hotkv::test::kOk;
 using hotkv::test::TestServer;
 
@@ -28,24 +29,13 @@ void add(ShardBatch& batch, Engine& engine, std::vector<std::string> argv) {
   batch.add(*spec, views, 0);
 }
 
-std::string key_on_another_shard(Engine& engine, const std::string& a) {
-  for (int i = 0; i < 100; ++i) {
-    std::string k = "k" + std::to_string(i);
-    if (engine.shard_of(k) != engine.shard_of(a)) {
-      return k;
-    }
-  }
-  FAIL("no key on another shard");
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("A batch stops at a script that must run with every shard, in order", "[batch]") {
   TestServer s(4);
   Engine& engine = s.engine();
   const std::string stock = "stock";
-  const std::string hold = key_on_another_shard(engine, stock);
+  const std::string hold = key_on_another_shard(s, stock);
   const std::string body =
       "local n = redis.call('DECR', KEYS[1]) "
       "if ARGV[1] == '1' then redis.call('SET', ARGV[2], n) end return n";
