@@ -249,9 +249,6 @@ bool stack_argv(lua_State* L, LuaVm::Scratch& sc, int argc) {
   return true;
 }
 
-// Runs one command for redis.call/pcall and pushes its reply. Returns 1 if the reply was
-// an error (pushed as {err=...}), 0 otherwise. Keeps no C++ object alive across lua_error,
-// which the caller raises.
 // The script reached beyond the shards it holds: its run stops here, is undone and the
 // command runs again with every shard (lua_vm.cpp, invoke). The error it raises is never
 // answered; a script that catches it stops at its next line, and runs nothing more meanwhile.
@@ -263,6 +260,9 @@ int stop_to_run_with_every_shard(lua_State* L, LuaVm::Call& call) {
   return 1;
 }
 
+// Runs one command for redis.call/pcall and pushes its reply. Returns 1 if the reply was
+// an error (pushed as {err=...}), 0 otherwise. Keeps no C++ object alive across lua_error,
+// which the caller raises.
 int run_command(lua_State* L, LuaVm& vm) {
   LuaVm::Call* call = vm.current();
   int argc = lua_gettop(L);

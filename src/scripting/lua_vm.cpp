@@ -194,9 +194,8 @@ void LuaVm::hook(lua_State* L, lua_Debug*) {
     }
   }
   if (call.rerun) {
-    // Being taken back to run with every shard: nothing it does from here counts, so it
-    // stops at its next line even if it caught the error with pcall.
-    lua_sethook(L, &LuaVm::hook, LUA_MASKLINE, 0);
+    // Being taken back to run with every shard (the line hook is already on): nothing it
+    // does from here counts, so it stops at its next line even if it caught the error.
     lua_newtable(L);
     lua_pushstring(L, err::kScriptRerun);
     lua_setfield(L, -2, "err");
