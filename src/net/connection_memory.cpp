@@ -1,10 +1,12 @@
 // maxmemory before each command (docs/operations.md, "Memory"; shard/eviction.hpp).
 //
-// The client's own thread evicts from its own shard first: no message, no wait. Only when the
-// policy finds nothing there (a shard holding only inventory, or no volatile keys under a
-// volatile-* policy) are the other shards asked, one after the other, until one of them makes
-// progress. A command that needs memory is refused only when none could, as Redis refuses
-// it only when eviction fails; everything else (reads, deletions) goes ahead.
+// Each over-limit command is one turn (Eviction::next_turn): the turn's shard gives a quota,
+// the share of the deficit no shard has been asked for yet, between its own clients' commands
+// (with one shard, or clients that track keys, at once). A large deficit is asked of every
+// shard at once. Only when the policy finds nothing (a shard holding only inventory, or no
+// volatile keys under a volatile-* policy) are the shards called, the client's own first, until
+// one of them makes progress. A command that needs memory is refused only when none could, as
+// Redis refuses it only when eviction fails; everything else (reads, deletions) goes ahead.
 #include "hotkv/net/connection.hpp"
 
 #include <asio/post.hpp>
@@ -32,17 +34,27 @@ asio::awaitable<bool> Connection::memory_allows(const CommandSpec& spec) {
   const size_t turn = ev.next_turn();
   const uint64_t quota = ev.turn_quota();
   const bool tracking = engine_.tracking().clients() > 0;
+  // Several shards and no tracking: every turn is posted, the client's own shard's too, so
+  // each shard weighs its quota at the same point (between its clients' commands). Taken at
+  // once here, the own shard's turns would see this connection's transient buffers still
+  // counted and give more keys than the others, which weigh theirs after they are freed.
+  const bool posted = policy != EvictionPolicy::kNoEviction && !tracking &&
+                      engine_.shard_count() > 1;
   if (policy != EvictionPolicy::kNoEviction && quota == 0 && !tracking) {
     outcome = EvictOutcome::kRunning;  // the turns already asked free what is over
+  } else if (posted) {
+    // A large deficit is asked of every shard at once (Eviction::kSpreadQuotaBytes).
+    const bool spread = quota >= Eviction::kSpreadQuotaBytes;
+    for (size_t i = 0; i < engine_.shard_count(); ++i) {
+      if ((spread || i == turn) && ev.may_have_candidates(i)) {
+        ev.request(i, quota);
+        outcome = EvictOutcome::kRunning;
+      }
+    }
   } else if (turn != shard_ && policy != EvictionPolicy::kNoEviction &&
              ev.may_have_candidates(turn)) {
-    if (tracking) {
-      // Invalidations must reach their clients before this command's reply: wait for it.
-      outcome = co_await engine_.call_on(turn, [&ev, turn] { return ev.evict_here(turn); });
-    } else {
-      ev.request(turn, quota);  // that shard evicts between its own clients' commands
-      outcome = EvictOutcome::kRunning;
-    }
+    // Invalidations must reach their clients before this command's reply: wait for it.
+    outcome = co_await engine_.call_on(turn, [&ev, turn] { return ev.evict_here(turn); });
   }
   if (outcome == EvictOutcome::kFailed) {
     const uint64_t evicted_before = ev.evicted_keys();

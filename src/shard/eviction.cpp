@@ -300,12 +300,20 @@ EvictOutcome Eviction::evict_here(size_t s, uint64_t quota) {
     outcome = used_memory_bytes_here() > max ? EvictOutcome::kRunning : outcome;
   }
   if (outcome == EvictOutcome::kRunning && !share_done && !ps.continuation_posted) {
-    // Carry on between client turns, as Redis's eviction time proc does.
-    ps.continuation_posted = true;
-    asio::post(shard.io(), [this, s] {
-      shards_[s]->continuation_posted = false;
-      evict_here(s);
-    });
+    // Carry on between client turns, as Redis's eviction time proc does, with what is left of
+    // this call's quota or share: a continuation that took a fresh share of the whole deficit
+    // each time would keep this shard evicting until the process is under the limit, and the
+    // shard whose chain started first would give most of the keys.
+    const uint64_t done =
+        quota > 0 ? freed : start_used - std::min(start_used, used_memory_bytes_here());
+    const uint64_t goal = quota > 0 ? quota : share;
+    if (done < goal) {
+      ps.continuation_posted = true;
+      asio::post(shard.io(), [this, s, rest = goal - done] {
+        shards_[s]->continuation_posted = false;
+        evict_here(s, rest);
+      });
+    }
   }
   if (outcome == EvictOutcome::kFailed && evicted > 0) {
     return EvictOutcome::kRunning;  // progress made: let the command through, as Redis does

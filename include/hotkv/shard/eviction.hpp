@@ -120,6 +120,11 @@ class Eviction {
   // A writer's share of the deficit now: what each shard should evict for one over-limit
   // command (the shards take turns). 0 when the turns already asked cover the deficit.
   uint64_t turn_quota() const;
+  // A turn's quota from which every shard is asked at once rather than the turn's shard alone:
+  // a deficit of many keys (maxmemory lowered, a large value written). Taken turn by turn, each
+  // quota is a share of what is left unasked, so the shards whose turns came first would give
+  // most of it, their recently used keys before the others' oldest.
+  static constexpr uint64_t kSpreadQuotaBytes = 64 * 1024;
 
   // INFO evicted_keys (any thread).
   uint64_t evicted_keys() const;
