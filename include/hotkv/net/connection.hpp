@@ -157,7 +157,40 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
 
   // Executes every complete command in the input buffer. Returns false when the connection
   // must close after its replies are written (QUIT, protocol error, shutdown).
+  // (connection_input.cpp: each command passes the stages below in order; each stage either
+  // hands it on or ends its passage.)
   asio::awaitable<bool> process_input();
+  // What a stage decided: hand the command to the next stage, take the next command (this
+  // one is done, queued or refused, and its request consumed), wait for more input, or close.
+  enum class Next { kGoOn, kNextCommand, kWaitInput, kClose };
+  // One command's passage: its request's length in in_, the spec it runs, where its reply
+  // starts in out_, and how CLIENT REPLY and MONITOR treat it.
+  struct CommandPass {
+    size_t consumed = 0;
+    const CommandSpec* spec = nullptr;
+    size_t mark = 0;
+    bool suppress = false;  // CLIENT REPLY OFF, or SKIP: the reply is dropped
+    bool was_skip = false;
+    bool monitor_after = false;  // shown to MONITOR after it ran (SELECT, EXEC)
+    bool answered = false;       // answered here without running (a sold-out reserve)
+  };
+  // Parses the next request into args_.
+  asio::awaitable<Next> parse_command(CommandPass& pass);
+  // The checks (ACL, arity, state, maxmemory), MULTI's queue, CLIENT PAUSE and MONITOR.
+  asio::awaitable<Next> start_command(CommandPass& pass);
+  // A refused command: its error (rejected) after the window's replies; a transaction it was
+  // queued into is doomed, and EXEC refused ends the transaction.
+  asio::awaitable<void> refuse_command(std::string rejected, const CommandPass& pass);
+  // EXEC of the open transaction.
+  asio::awaitable<Next> run_exec(CommandPass& pass);
+  // Routes the command; a keyed one joins the pipeline window, a multi-shard one the atomic
+  // run (both ending its passage), anything else first flushes them.
+  asio::awaitable<Next> pipeline_command(Route& route, CommandPass& pass);
+  // Runs the command now: here, blocking, or alone on its shard or shards.
+  asio::awaitable<Next> run_command_now(const Route& route, CommandPass& pass);
+  // MONITOR after the run, CLIENT REPLY's trimming, the pushes of a silenced reply, and an
+  // early write of a large output.
+  asio::awaitable<Next> finish_command(CommandPass& pass);
   // maxmemory, before each command while a limit is set (connection_memory.cpp): evicts what
   // the policy allows, here first and then on the other shards, and answers whether `spec` may
   // run (false: refuse it with -OOM).
@@ -344,6 +377,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // commands or argument bytes, so a huge pipeline is squashed in bounded pieces.
   static constexpr size_t kWindowCommands = 1024;
   static constexpr size_t kWindowBytes = 1024 * 1024;
+  // Replies are written once this much is pending even if more input is queued, so a huge
+  // pipeline does not build an unbounded output buffer.
+  static constexpr size_t kFlushThreshold = 256 * 1024;
   static constexpr int64_t kMigrateIntervalMs = 1000;
   // The master link's state (session_.master_link): see ConnectionHandoff.
   struct MasterStream {

@@ -1,0 +1,334 @@
+// A connection's input, command by command (connection.hpp, process_input): each complete
+// request passes parse → checks → EXEC or the pipeline → run now → finish, and any stage may
+// end its passage (queued, refused, answered) or the connection's.
+#include "hotkv/net/connection.hpp"
+
+#include "hotkv/commands/blocking.hpp"
+#include "hotkv/commands/client_tracking.hpp"
+#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/errors_server.hpp"
+#include "hotkv/commands/inventory_soldout.hpp"
+#include "hotkv/commands/table.hpp"
+#include "hotkv/commands/transactions.hpp"
+#include "hotkv/util/clock.hpp"
+
+namespace hotkv {
+
+asio::awaitable<bool> Connection::process_input() {
+  Route route;  // kept across commands: its vectors keep their capacity
+  for (;;) {
+    CommandPass pass;
+    Next next = co_await parse_command(pass);
+    if (next == Next::kGoOn) {
+      next = co_await start_command(pass);
+    }
+    if (next == Next::kGoOn && session_.multi.active && (pass.spec->flags & kExec) != 0) {
+      next = co_await run_exec(pass);
+    }
+    if (next == Next::kGoOn) {
+      next = co_await pipeline_command(route, pass);
+    }
+    if (next == Next::kGoOn) {
+      next = co_await run_command_now(route, pass);
+    }
+    if (next == Next::kGoOn) {
+      next = co_await finish_command(pass);
+    }
+    if (next == Next::kWaitInput) {
+      break;
+    }
+    if (next == Next::kClose) {
+      co_return false;
+    }
+  }
+  co_await flush_window();
+  co_return !shutting_down_;
+}
+
+asio::awaitable<Connection::Next> Connection::parse_command(CommandPass& pass) {
+  args_.clear();
+  const ParseStatus st = parser_.parse(in_.data(), pass.consumed, args_);
+  if (st == ParseStatus::kNeedMore) {
+    if (pass.consumed > 0) {
+      // Only empty commands were skipped; more complete commands may follow.
+      in_.consume(pass.consumed);
+      co_return Next::kNextCommand;
+    }
+    if (static_cast<int64_t>(in_.size()) >
+        engine_.config().client_query_buffer_limit.load(std::memory_order_relaxed)) {
+      protocol_log().warn("closing client {}: query buffer over client-query-buffer-limit",
+                          session_.info->addr);
+      co_await flush_window();
+      co_return Next::kClose;
+    }
+    co_return Next::kWaitInput;
+  }
+  if (st == ParseStatus::kError) {
+    co_await flush_window();
+    protocol_log().warn("protocol error from client {}: {}", session_.info->addr,
+                        parser_.error());
+    ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
+    count_error_reply(engine_, "ERR");
+    co_return Next::kClose;
+  }
+  if (args_.empty()) {
+    in_.consume(pass.consumed);
+    co_return Next::kNextCommand;
+  }
+  pass.suppress = session_.reply_mode == ReplyMode::kOff || session_.skip_this_reply;
+  pass.was_skip = session_.skip_this_reply;
+  co_return Next::kGoOn;
+}
+
+asio::awaitable<Connection::Next> Connection::start_command(CommandPass& pass) {
+  // The check writes its error into a side buffer: windowed replies must go first.
+  std::string rejected;
+  ReplyWriter check_writer(rejected, session_.resp);
+  const CommandSpec* spec = check_command(engine_.table(), args_, session_, engine_, check_writer);
+  // maxmemory: one relaxed load when there is no limit.
+  if (spec != nullptr && engine_.config().maxmemory.load(std::memory_order_relaxed) != 0 &&
+      !co_await memory_allows(*spec)) {
+    // Refused like the checks above (the error is counted with them); the command's
+    // rejected_calls here.
+    KeyspaceStats::bump(
+        engine_.shard(shard_).command_stat(engine_.table().stat_slot(*spec, args_)).rejected);
+    check_writer.error(err::kOom);
+    spec = nullptr;
+  }
+  if (spec == nullptr) {
+    co_await refuse_command(std::move(rejected), pass);
+    co_return Next::kNextCommand;
+  }
+  pass.spec = spec;
+  // A container's subcommand is remembered by its statistics slot ("client|list").
+  session_.info->last_command.store(
+      static_cast<int64_t>(spec->subcommands.empty() ? spec->id
+                                                     : engine_.table().stat_slot(*spec, args_)),
+      std::memory_order_relaxed);
+  if (session_.multi.active && queue_in_multi(*spec)) {
+    in_.consume(pass.consumed);
+    co_return Next::kNextCommand;
+  }
+  if (engine_.client_pause().until_ms.load(std::memory_order_relaxed) != 0 &&
+      paused_for(*spec)) {
+    co_await flush_window();
+    co_await wait_while_paused(*spec);
+    if (closing_) {
+      co_return Next::kClose;
+    }
+  }
+  // MONITOR shows a command as it starts, except connection commands (SELECT shows its new
+  // database) and EXEC (after the commands it ran), as Redis orders them. Administrative
+  // commands (CONFIG, CLIENT, ...) are never shown.
+  const bool monitored = engine_.monitors().active() && (spec->flags & kAdmin) == 0;
+  pass.monitor_after = monitored && (spec->flags & (kConnection | kExec)) != 0;
+  if (monitored && !pass.monitor_after) {
+    feed_monitors(args_, session_.db);
+  }
+  session_.replies_silenced = pass.suppress;
+  co_return Next::kGoOn;
+}
+
+asio::awaitable<void> Connection::refuse_command(std::string rejected, const CommandPass& pass) {
+  co_await flush_window();
+  const CommandSpec* refused = engine_.table().find(args_[0]);
+  if (session_.multi.active && refused != nullptr && (refused->flags & kExec) != 0) {
+    // EXEC itself refused (a busy script): the transaction ends here, as on Redis, with the
+    // reason in the EXECABORT.
+    clear_transaction(session_);
+    std::string reason = rejected.substr(1, rejected.size() - 3);  // '-' ... "\r\n"
+    rejected.clear();
+    ReplyWriter(rejected, session_.resp).error(exec_abort_because(reason));
+  }
+  // Counted even when CLIENT REPLY hides it, as Redis counts rejected calls.
+  count_error_reply(engine_, rejected);
+  if (!pass.suppress) {
+    out_ += rejected;
+  }
+  // A command refused while queueing (unknown, arity, auth) dooms the transaction.
+  session_.multi.aborted = session_.multi.active;
+  session_.skip_this_reply = false;
+  in_.consume(pass.consumed);
+}
+
+asio::awaitable<Connection::Next> Connection::run_exec(CommandPass& pass) {
+  const CommandSpec& spec = *pass.spec;
+  co_await flush_window();
+  // MONITOR shows the queued commands, then EXEC.
+  if (pass.monitor_after && !session_.multi.aborted) {
+    std::vector<std::string_view> queued;
+    for (const QueuedCommand& q : session_.multi.queue) {
+      if ((q.spec->flags & kAdmin) == 0) {
+        queued.assign(q.args.begin(), q.args.end());
+        feed_monitors(queued, session_.db);
+      }
+    }
+  }
+  const size_t mark = out_.size();
+  caller_ = take_tracking_caller(session_, spec);
+  const int64_t start = mono_us();
+  std::string result = co_await exec_transaction();
+  // EXEC is a call of its own in commandstats, failed when it aborts (its error reply was
+  // counted by code where it was written, so only the call's failure is added here).
+  count_command(spec, args_, engine_, engine_.shard(shard_), mono_us() - start, {});
+  if (!result.empty() && result[0] == '-') {
+    KeyspaceStats::bump(
+        engine_.shard(shard_).command_stat(engine_.table().stat_slot(spec, args_)).failed);
+  }
+  out_ += result;
+  session_.tracking_caching = false;  // CLIENT CACHING lasted for the transaction
+  if (pass.monitor_after) {
+    feed_monitors(args_, session_.db);
+  }
+  in_.consume(pass.consumed);
+  if (pass.suppress || pass.was_skip) {
+    out_.resize(mark);
+    session_.skip_this_reply = false;
+  }
+  send_pushes_while_silenced();
+  co_return Next::kNextCommand;
+}
+
+asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, CommandPass& pass) {
+  const CommandSpec& spec = *pass.spec;
+  route_command(spec, args_, engine_, shard_, route, key_scratch_);
+  caller_ = take_tracking_caller(session_, spec);
+  // A reserve its item's shard would refuse as SOLDOUT is refused here when the item's beacon
+  // proves it (inventory_soldout.hpp); only with nothing of this client's pending elsewhere,
+  // so that replies keep their order.
+  const size_t answer_mark = out_.size();
+  if (route.kind == RouteKind::kRemote && window_.empty() && atomic_run_.empty() &&
+      session_.db == 0) {  // beacons are for items of database 0
+    ReplyWriter w(out_, session_.resp);
+    pass.answered = answer_soldout_here(spec, args_, engine_, engine_.shard(shard_), w);
+  }
+  const bool blocking = (spec.flags & kBlocking) != 0;
+  const bool windowable = !pass.answered && route.keyed && !pass.suppress && !blocking &&
+                          route.kind != RouteKind::kAtomic;
+  if (windowable && !atomic_run_.empty()) {
+    co_await flush_atomic_run();
+  }
+  if (windowable) {
+    const size_t target = route.kind == RouteKind::kRemote ? route.shard : shard_;
+    note_route(target);
+    if (!window_takes(target, spec)) {
+      co_await flush_window();
+    }
+    if (route.kind == RouteKind::kRemote || !window_.empty()) {
+      // Squashed: this shard's part of the pipeline travels (or runs) with the others.
+      add_to_window(target, spec);
+      in_.consume(pass.consumed);
+      if (window_.size() >= kWindowCommands || window_bytes_ >= kWindowBytes ||
+          out_.size() >= kFlushThreshold) {
+        co_await flush_window();
+      }
+      co_return Next::kNextCommand;
+    }
+  }
+  if (route.kind == RouteKind::kAtomic && !pass.suppress && !blocking) {
+    if (!window_.empty()) {
+      co_await flush_window();
+    }
+    add_to_atomic_run(spec, route.shards);
+    in_.consume(pass.consumed);
+    if (atomic_run_.size() >= kWindowCommands || atomic_run_.arg_bytes() >= kWindowBytes ||
+        out_.size() >= kFlushThreshold) {
+      co_await flush_atomic_run();
+    }
+    co_return Next::kNextCommand;
+  }
+  // Everything else runs after the commands before it: the window goes first.
+  if (!window_.empty() || !atomic_run_.empty()) {
+    co_await flush_window();
+  }
+  pass.mark = pass.answered ? answer_mark : out_.size();
+  co_return Next::kGoOn;
+}
+
+asio::awaitable<Connection::Next> Connection::run_command_now(const Route& route,
+                                                              CommandPass& pass) {
+  const CommandSpec& spec = *pass.spec;
+  if (pass.answered) {
+    note_route(shard_);  // served here: no reason to move to the item's thread
+  } else if ((spec.flags & kBlocking) != 0) {
+    // A job worker looping on BRPOP of one queue follows the queue like any other client
+    // follows its keys: served where the list lives, each pop and each wake stays on one
+    // thread instead of two hops and a cross-thread wake per entry.
+    if (route.kind == RouteKind::kRemote || route.kind == RouteKind::kLocal) {
+      note_route(route.kind == RouteKind::kRemote ? route.shard : shard_);
+    }
+    // The replies of the commands before it in the pipeline leave first, as Redis sends them
+    // before a client blocks: a client that pipelines LPUSH and BLPOP reads its LPUSH's
+    // reply while its BLPOP waits. (Nothing to write, and no cost, for a worker whose BRPOP
+    // comes alone.)
+    if (!out_.empty()) {
+      if (!co_await write_output()) {
+        co_return Next::kClose;
+      }
+      pass.mark = out_.size();
+    }
+    out_ += co_await run_blocking(spec, route);
+    if (closing_) {
+      co_return Next::kClose;
+    }
+  } else if (route.kind == RouteKind::kLocal) {
+    ReplyWriter w(out_, session_.resp);
+    {
+      ScopedTrackingCaller as(caller_);
+      execute_command(spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
+                      w);
+    }
+    if (take_rerun_request()) {
+      // A script that reached beyond this shard was undone: again, with every shard.
+      add_to_atomic_run(spec, engine_.all_shards());
+      co_await flush_atomic_run();
+    }
+    serve_blocked_now(engine_, engine_.shard(shard_));  // before the pipeline's next command
+    if (session_.monitoring && !monitor_registered_) {
+      register_monitor();
+    }
+    if (session_.pending_wait) {
+      // WAIT: the replies before it leave now; its own comes with the acknowledgements.
+      if (!co_await write_output()) {
+        co_return Next::kClose;
+      }
+      pass.mark = out_.size();
+      out_ += co_await wait_for_replicas();
+    }
+  } else if (route.kind == RouteKind::kRemote) {
+    // A reply that is suppressed still runs where its keys live, alone.
+    add_to_window(route.shard, spec);
+    co_await flush_window();
+  } else {
+    // A reply that is suppressed still runs with its shards parked, alone.
+    add_to_atomic_run(spec, route.shards);
+    co_await flush_atomic_run();
+  }
+  co_return Next::kGoOn;
+}
+
+asio::awaitable<Connection::Next> Connection::finish_command(CommandPass& pass) {
+  if (pass.monitor_after) {
+    feed_monitors(args_, session_.db);
+  }
+  in_.consume(pass.consumed);
+  // CLIENT REPLY ON cancels a pending SKIP (it clears skip_this_reply) and is answered, as on
+  // Redis; any other command after SKIP loses its reply.
+  const bool skipped = pass.was_skip && session_.skip_this_reply;
+  if (pass.was_skip) {
+    session_.skip_this_reply = false;
+  }
+  if ((pass.suppress && session_.reply_mode != ReplyMode::kOn) || skipped) {
+    out_.resize(pass.mark);
+  }
+  send_pushes_while_silenced();
+  if (session_.close_after_reply) {
+    co_return Next::kClose;
+  }
+  if (out_.size() >= kFlushThreshold && !co_await write_output()) {
+    co_return Next::kClose;
+  }
+  co_return Next::kNextCommand;
+}
+
+}  // namespace hotkv
