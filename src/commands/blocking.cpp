@@ -17,6 +17,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/resp/writer.hpp"
+#include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
@@ -89,7 +90,7 @@ std::string rerun_blocked(Engine& engine, Shard& shard, BlockedClient& c, std::s
   if (again.requested || out.empty()) {
     return {};
   }
-  shard.log().flush_if_needed();
+  DurabilityBarrier::pass(shard);
   return out;
 }
 

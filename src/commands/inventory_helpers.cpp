@@ -15,6 +15,7 @@
 #include "hotkv/commands/stream_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/shard/op_args.hpp"
 #include "hotkv/shard/slot.hpp"
 #include "hotkv/types/stream.hpp"
@@ -365,7 +366,7 @@ std::optional<size_t> expire_due_holds(Engine& engine, Shard& shard, int64_t now
   }
   // One record for the batch; written now, since no connection's reply will flush it.
   shard.log().end_record(0, 1);
-  shard.log().flush_if_needed();
+  DurabilityBarrier::pass(shard);
   return fired;
 }
 

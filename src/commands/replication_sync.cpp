@@ -11,6 +11,7 @@
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/rdb_snapshots.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/shard/replica_snapshot.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
@@ -68,7 +69,7 @@ void start_sync(CommandContext& ctx, bool psync) {
     engine.set_replication_feed_on(true);
   }
   // Everything the shards wrote before this instant is in the stream before the offset.
-  engine.flush_all_logs();
+  DurabilityBarrier::pass_all(engine);
   Replication::Ids ids = repl.ids();
 
   if (psync) {
@@ -159,7 +160,7 @@ void cmd_wait(CommandContext& ctx) {
   }
   // This client's writes on this thread may still wait in the shard's log: they join the
   // stream now, so the offset below covers them (other shards flush before they answer).
-  ctx.shard.log().flush_if_needed();
+  DurabilityBarrier::pass(ctx.shard);
   uint64_t offset = ctx.engine.replication_feed().data_end();
   size_t acked = repl.replicas_acked(offset);
   if (static_cast<int64_t>(acked) >= wanted || ctx.session == nullptr ||

@@ -26,6 +26,7 @@
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/shard_courier.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/memory.hpp"
 
@@ -444,9 +445,9 @@ asio::awaitable<bool> Connection::write_output() {
   if (out_.empty() || closing_) {
     co_return !closing_;
   }
-  // Nothing is acknowledged before its log record is written (and synced with always).
-  if (engine_.shard(shard_).log().needs_flush()) {
-    co_await engine_.shard(shard_).log_barrier();
+  // Nothing is acknowledged before the writes it answers pass the barrier.
+  if (DurabilityBarrier::pending(engine_.shard(shard_))) {
+    co_await DurabilityBarrier::pass_grouped(engine_.shard(shard_));
   }
   // A reply bigger than the normal class's hard limit is never sent (Redis cuts the client
   // off as soon as its output passes it); the slow-reader case is the cron's (sweep).
@@ -841,9 +842,9 @@ void ConnectionSet::write_deferred() {
     return;
   }
   writing_.swap(deferred_);
-  // Nothing is acknowledged before its log record is written (and synced with always): the
-  // batch's records go out in one group write first, as write_output's barrier would do.
-  shard.flush_log_now();
+  // Nothing is acknowledged before the writes it answers pass the barrier: the batch's records
+  // go out in one group write first, as write_output's pass would do.
+  DurabilityBarrier::pass_group_now(shard);
   for (auto& c : writing_) {
     c->write_deferred_reply();
   }

@@ -17,6 +17,7 @@
 #include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/durability_barrier.hpp"
 
 namespace hotkv {
 namespace {
@@ -50,7 +51,7 @@ std::optional<std::string> execute_or_register(Engine& engine, Shard& shard,
   ScopedTrackingCaller as(c->caller);
   execute_command(*c->spec, views, engine, shard, false, nullptr, c->db, w, &req, false);
   if (!req.requested) {
-    shard.log().flush_if_needed();  // the reply may leave this thread
+    DurabilityBarrier::pass(shard);  // the reply may leave this thread
     return out;
   }
   timeout_ms = req.timeout_ms;
@@ -147,7 +148,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         ScopedTrackingCaller as(c->caller);
         execute_command(*c->spec, views, *engine, engine->shard(home), true, nullptr, c->db, w,
                         &req, false);
-        engine->flush_all_logs();
+        DurabilityBarrier::pass_all(*engine);
         if (!req.requested) {
           return out;
         }

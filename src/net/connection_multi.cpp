@@ -13,6 +13,7 @@
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
+#include "hotkv/shard/durability_barrier.hpp"
 
 namespace hotkv {
 
@@ -136,7 +137,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     }
     close_records(*engine, logged);
     // The replies leave only once the whole transaction is written (and synced with always).
-    engine->flush_logs(logged, exec_shard);
+    DurabilityBarrier::pass(*engine, logged, exec_shard);
     return replies;
   };
 

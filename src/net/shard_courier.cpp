@@ -7,6 +7,8 @@
 #include <asio/detached.hpp>
 #include <asio/post.hpp>
 
+#include "hotkv/shard/durability_barrier.hpp"
+
 namespace hotkv {
 
 ShardCourier::ShardCourier(Engine& engine, size_t home)
@@ -56,7 +58,7 @@ void ShardCourier::deliver(Engine* engine, ShardCourier* from, size_t target, Ba
   }
   // The replies leave this thread only once their log records are written (and synced with
   // appendfsync always): one group write for every parcel of the message.
-  shard.log().flush_if_needed();
+  DurabilityBarrier::pass(shard);
   KeyspaceStats::bump(shard.cross_thread_messages());
   asio::post(engine->shard(from->home_).io(),
              [from, bag = std::move(bag)]() mutable { from->returned(std::move(bag)); });
@@ -95,7 +97,7 @@ asio::awaitable<void> ShardCourier::run_atomic_bag(AtomicBag bag) {
     }
     // Every part is written (and synced with always) while the shards are still parked, so
     // no later command on any of them can be logged ahead of an incomplete operation.
-    engine->flush_logs(involved, home);
+    DurabilityBarrier::pass(*engine, involved, home);
     return 0;
   };
   bool refused = false;

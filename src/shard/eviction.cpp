@@ -6,6 +6,7 @@
 
 #include <asio/post.hpp>
 
+#include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/util/access_clock.hpp"
 #include "hotkv/util/clock.hpp"
@@ -292,7 +293,7 @@ EvictOutcome Eviction::evict_here(size_t s, uint64_t quota) {
   }
   if (evicted > 0) {
     shard.log().end_record(0, 1);
-    shard.log().flush_if_needed();
+    DurabilityBarrier::pass(shard);  // no reply covers these deletions
     fold_thread_memory();
   }
   if (quota > 0 && outcome == EvictOutcome::kUnderLimit && freed >= quota) {

@@ -12,6 +12,7 @@
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/util/clock.hpp"
 
 namespace hotkv {
@@ -138,7 +139,7 @@ void Shard::run_expiry() {
   // The deletions logged by the round are one record of their own (see the engine's expired
   // hook), written before anything else runs here.
   log_.end_record(0, 1);
-  log_.flush_if_needed();
+  DurabilityBarrier::pass(*this);  // no reply covers these deletions
   if (latency_ != nullptr) {
     // A slow round (big values freed, a crowd of deadlines) held this thread's clients up.
     auto took_ms = static_cast<uint64_t>((mono_us() - started_us) / 1000);

@@ -88,10 +88,8 @@ class ShardLog {
   // shard releases what waited for the records to be durable, or stops the server when a
   // record cannot be made durable under appendfsync always.
   void set_after_flush(std::function<void(bool ok)> hook) { after_flush_ = std::move(hook); }
-  // The rule every reply obeys: a reply leaves only once the records of the commands it
-  // answers are written (and synced, with always). Callers that hand a reply to another
-  // thread, or to nobody (the timing wheel), call this first; connections replying on their
-  // own thread share one write per loop turn through Shard::log_barrier instead.
+  // Writes (and with always syncs) what is pending, if anything. Replies reach it through the
+  // durability barrier (shard/durability_barrier.hpp), never directly.
   void flush_if_needed() {
     if (needs_flush()) {
       flush();

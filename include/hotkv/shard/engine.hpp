@@ -179,20 +179,6 @@ class Engine {
   // The errno of the last failed log write on any shard (0: all healthy). Writes are refused
   // with -MISCONF while it is set.
   int persistence_errno();
-  // ShardLog::flush_if_needed on each listed shard (a multi-shard operation's parts, written
-  // while its shards are parked), or on all of them. `home`, the thread running the
-  // operation, then sends the pushes its commands held for these writes (Shard::after_log).
-  void flush_logs(const std::vector<size_t>& shards, size_t home) {
-    for (size_t i : shards) {
-      shard(i).log().flush_if_needed();
-    }
-    shard(home).release_pushes();
-  }
-  void flush_all_logs() {
-    for (auto& s : shards_) {
-      s->log().flush_if_needed();
-    }
-  }
   class Persistence* persistence() { return persistence_; }
   // SAVE/BGSAVE and their INFO figures (shard/rdb_saver.hpp).
   RdbSaver& rdb_saver() { return *rdb_saver_; }

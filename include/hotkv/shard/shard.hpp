@@ -93,7 +93,8 @@ class Shard {
 
   // Owner thread. Completes once everything this shard's commands appended to the log so far
   // is written (and synced, with appendfsync always). Every connection that asks during one
-  // event-loop turn shares a single write and fsync: the group commit.
+  // event-loop turn shares a single write and fsync: the group commit. Reached through
+  // DurabilityBarrier::pass_grouped (as flush_log_now through pass_group_now).
   asio::awaitable<void> log_barrier();
   // Owner thread. The same group write (and fsync) done now, for a caller that holds replies
   // back itself (the end-of-batch reply pass); waiters of log_barrier are released too.

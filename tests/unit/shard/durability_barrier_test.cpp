@@ -1,6 +1,8 @@
-// Unit tests for the group commit behind Shard::log_barrier with appendfsync always: callers
-// of one event-loop turn share one write and fsync, later callers form the next group, and
-// nobody is released before an fsync covering what was logged before it has finished.
+// Unit tests for the durability barrier (shard/durability_barrier.hpp): its group commit with
+// appendfsync always (callers of one event-loop turn share one write and fsync, later callers
+// form the next group, nobody is released before an fsync covering what was logged before
+// it), its immediate pass for replies handed to other threads, its pass over a multi-shard
+// operation's shards, and the pushes that wait for it.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -13,8 +15,12 @@
 #include <asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
+#include "hotkv/commands/table.hpp"
+#include "hotkv/shard/durability_barrier.hpp"
+#include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/shard.hpp"
 
+using hotkv::DurabilityBarrier;
 using hotkv::FsyncPolicy;
 using hotkv::Shard;
 
@@ -43,7 +49,7 @@ struct LogFixture {
         io,
         [this, &synced_at_release]() -> asio::awaitable<void> {
           uint64_t logged = shard.log().lsn() + (shard.log().has_unwritten() ? 1 : 0);
-          co_await shard.log_barrier();
+          co_await DurabilityBarrier::pass_grouped(shard);
           REQUIRE(shard.log().lsn() >= logged);
           if (shard.log().policy() == FsyncPolicy::kAlways) {
             REQUIRE(shard.log().synced_lsn() >= logged);
@@ -56,7 +62,7 @@ struct LogFixture {
 
 }  // namespace
 
-TEST_CASE("Callers of one turn share one fsync under appendfsync always", "[group_commit]") {
+TEST_CASE("Callers of one turn share one fsync under appendfsync always", "[durability]") {
   LogFixture f;
   std::vector<uint64_t> released;
   for (int i = 0; i < 5; ++i) {
@@ -70,7 +76,7 @@ TEST_CASE("Callers of one turn share one fsync under appendfsync always", "[grou
   REQUIRE(f.shard.log().lsn() > 0);
 }
 
-TEST_CASE("Writes logged after a group was flushed form the next group", "[group_commit]") {
+TEST_CASE("Writes logged after a group was flushed form the next group", "[durability]") {
   LogFixture f;
   std::vector<uint64_t> released;
   f.append("a");
@@ -90,7 +96,7 @@ TEST_CASE("Writes logged after a group was flushed form the next group", "[group
   REQUIRE(f.shard.log().synced_lsn() == f.shard.log().lsn());
 }
 
-TEST_CASE("Without appendfsync always the barrier writes without syncing", "[group_commit]") {
+TEST_CASE("Without appendfsync always the barrier writes without syncing", "[durability]") {
   LogFixture f;
   f.shard.log().set_policy(FsyncPolicy::kEverysec);
   std::vector<uint64_t> released;
@@ -102,10 +108,10 @@ TEST_CASE("Without appendfsync always the barrier writes without syncing", "[gro
   REQUIRE_FALSE(f.shard.log().has_unwritten());
 }
 
-TEST_CASE("flush_log_now writes and syncs at once and releases the barrier's waiters",
-          "[group_commit]") {
-  // The end-of-batch reply pass holds replies back itself and calls flush_log_now before it
-  // writes them; connections waiting at log_barrier meanwhile are released by the same group.
+TEST_CASE("pass_group_now writes and syncs at once and releases the group's waiters",
+          "[durability]") {
+  // The end-of-batch reply pass holds replies back itself and calls pass_group_now before it
+  // writes them; connections waiting in pass_grouped meanwhile are released by the same group.
   LogFixture f;
   std::vector<uint64_t> released;
   f.append("a");
@@ -113,16 +119,16 @@ TEST_CASE("flush_log_now writes and syncs at once and releases the barrier's wai
   f.append("b");
   f.io.poll_one();  // the waiter runs up to the barrier; the flush it posted has not run
   REQUIRE(released.empty());
-  f.shard.flush_log_now();
+  DurabilityBarrier::pass_group_now(f.shard);
   REQUIRE(released.size() == 1);
   CHECK(f.shard.log().fsyncs() == 1);
   CHECK(f.shard.log().synced_lsn() == f.shard.log().lsn());
   CHECK_FALSE(f.shard.log().needs_flush());
-  // The flush posted by the barrier finds nothing left to write.
+  // The flush posted for the group finds nothing left to write.
   f.io.run();
   CHECK(f.shard.log().fsyncs() == 1);
   // Nothing pending and nobody waiting: no write, no fsync.
-  f.shard.flush_log_now();
+  DurabilityBarrier::pass_group_now(f.shard);
   CHECK(f.shard.log().fsyncs() == 1);
 }
 
@@ -145,7 +151,7 @@ std::shared_ptr<hotkv::PubSubClient> subscribe(hotkv::PubSubHub& hub, LogFixture
 }  // namespace
 
 TEST_CASE("A keyspace event waits until its write's record is written and synced",
-          "[group_commit]") {
+          "[durability]") {
   LogFixture f;
   hotkv::PubSubHub hub;
   EventSink sink;
@@ -154,7 +160,7 @@ TEST_CASE("A keyspace event waits until its write's record is written and synced
   f.shard.publish_after_log(hub, "__keyspace@0__:k", "set");
   f.io.poll();
   CHECK(sink.seen.empty());  // the record is only in memory: nobody hears of the write yet
-  f.shard.flush_log_now();
+  DurabilityBarrier::pass_group_now(f.shard);
   REQUIRE(f.shard.log().synced_lsn() == f.shard.log().lsn());
   f.io.restart();
   f.io.poll();
@@ -167,7 +173,7 @@ TEST_CASE("A keyspace event waits until its write's record is written and synced
 }
 
 TEST_CASE("A PUBLISH after a write reaches its receivers once the write is durable",
-          "[group_commit]") {
+          "[durability]") {
   LogFixture f;
   hotkv::PubSubHub hub;
   EventSink sink;
@@ -182,7 +188,7 @@ TEST_CASE("A PUBLISH after a write reaches its receivers once the write is durab
   f.shard.publish_after_log(hub, "orders", "o2");
   f.io.poll();
   CHECK(sink.seen.empty());
-  f.shard.flush_log_now();
+  DurabilityBarrier::pass_group_now(f.shard);
   f.io.restart();
   f.io.poll();
   CHECK(sink.seen == std::vector<std::string>{"orders|o1", "orders|o2"});
@@ -190,7 +196,7 @@ TEST_CASE("A PUBLISH after a write reaches its receivers once the write is durab
 }
 
 TEST_CASE("A push held for a multi-shard operation leaves at release_pushes",
-          "[group_commit]") {
+          "[durability]") {
   // The operation's writes are pending on other shards: the home shard holds the push even
   // with its own log clean, and the operation releases it after flushing them.
   LogFixture f;
@@ -205,6 +211,69 @@ TEST_CASE("A push held for a multi-shard operation leaves at release_pushes",
   f.shard.after_log([&sent] { ++sent; }, true);
   f.shard.release_pushes();
   CHECK(sent == 1);
-  f.shard.flush_log_now();
+  DurabilityBarrier::pass_group_now(f.shard);
   CHECK(sent == 2);
+}
+
+TEST_CASE("pass writes now, syncs under always, and costs nothing with nothing pending",
+          "[durability]") {
+  // A hop's batch or a woken waiter's reply leaves for another thread right after: no group
+  // to wait for, the write happens inside the call.
+  LogFixture f;
+  CHECK_FALSE(DurabilityBarrier::pending(f.shard));
+  f.append("a");
+  f.append("b");
+  CHECK(DurabilityBarrier::pending(f.shard));
+  DurabilityBarrier::pass(f.shard);
+  CHECK_FALSE(DurabilityBarrier::pending(f.shard));
+  CHECK(f.shard.log().lsn() > 0);
+  CHECK(f.shard.log().synced_lsn() == f.shard.log().lsn());
+  CHECK(f.shard.log().fsyncs() == 1);
+  DurabilityBarrier::pass(f.shard);
+  CHECK(f.shard.log().fsyncs() == 1);
+  // everysec: written at once, synced by the everysec thread later.
+  f.shard.log().set_policy(FsyncPolicy::kEverysec);
+  f.append("c");
+  DurabilityBarrier::pass(f.shard);
+  CHECK_FALSE(f.shard.log().has_unwritten());
+  CHECK(f.shard.log().fsyncs() == 1);
+}
+
+TEST_CASE("A multi-shard operation passes on every shard it wrote, then its pushes leave",
+          "[durability]") {
+  // Three shards on io_contexts that never run: the operation's thread (the test) owns them
+  // all, as run_atomic's coordinator does while they are parked.
+  std::vector<std::unique_ptr<asio::io_context>> ios;
+  std::vector<asio::io_context*> ptrs;
+  for (int i = 0; i < 3; ++i) {
+    ios.push_back(std::make_unique<asio::io_context>(1));
+    ptrs.push_back(ios.back().get());
+  }
+  hotkv::Config config;
+  auto engine = hotkv::make_engine(config, hotkv::command_table(), ptrs);
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < 3; ++i) {
+    char tmpl[] = "/tmp/hotkv-barrier-XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    REQUIRE(fd >= 0);
+    paths.emplace_back(tmpl);
+    engine->shard(i).log().attach(fd, 0, FsyncPolicy::kAlways);
+    engine->shard(i).log().record().add_put_string("k" + std::to_string(i), "v", 0);
+    engine->shard(i).log().end_record(0, 1);
+  }
+  int sent = 0;
+  engine->shard(2).after_log([&sent] { ++sent; }, true);  // held by the operation's home
+  DurabilityBarrier::pass(*engine, {0, 1}, 2);
+  CHECK_FALSE(DurabilityBarrier::pending(engine->shard(0)));
+  CHECK_FALSE(DurabilityBarrier::pending(engine->shard(1)));
+  CHECK(engine->shard(0).log().synced_lsn() == engine->shard(0).log().lsn());
+  // Shard 2 was not written by this operation: its record waits, and so does its push.
+  CHECK(DurabilityBarrier::pending(engine->shard(2)));
+  CHECK(sent == 0);
+  DurabilityBarrier::pass_all(*engine);
+  CHECK_FALSE(DurabilityBarrier::pending(engine->shard(2)));
+  CHECK(sent == 1);
+  for (const std::string& p : paths) {
+    ::unlink(p.c_str());
+  }
 }

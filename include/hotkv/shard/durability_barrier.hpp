@@ -1,0 +1,55 @@
+// The durability barrier: the one place a reply that answers a write passes before it leaves
+// (docs/architecture.md, "The durability barrier"). Today's rule is the log's: the records of
+// the writes a reply answers are written, and synced under appendfsync always, so no client
+// hears of a write a crash could take back. Replica acknowledgements and WAITAOF belong here
+// and nowhere else.
+//
+// The variants differ only in where the reply leaves from; each ends in the same flush of the
+// shards' logs, and the pushes held for those records (keyspace events, invalidations, a
+// PUBLISH after a write: Shard::after_log) leave with it.
+//
+// It lives in shard/ because the code that hands replies across threads (a hop's batch, a
+// woken waiter's reply, WAIT) is in net/ and commands/ today; it moves up with them when
+// they move to the executor.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <asio/awaitable.hpp>
+
+#include "hotkv/shard/shard.hpp"
+
+namespace hotkv {
+
+class Engine;
+
+class DurabilityBarrier {
+ public:
+  // Whether a reply on `shard`'s thread would have to wait: records appended and not yet
+  // written (or not synced under always). A load or two; callers on the reply path test it
+  // before awaiting pass_grouped, which would cost a coroutine frame.
+  static bool pending(Shard& shard) { return shard.log().needs_flush(); }
+
+  // Owner thread: a connection's own replies. Every connection of the thread that passes in
+  // one event-loop turn shares one write and one fsync (the group commit, Shard::log_barrier).
+  static asio::awaitable<void> pass_grouped(Shard& shard);
+  // Owner thread: the group's write now, for the end-of-batch reply pass that holds the
+  // replies itself; the connections waiting in pass_grouped are released too.
+  static void pass_group_now(Shard& shard);
+
+  // Owner thread, or a coordinator with the shard parked: now, for replies handed to another
+  // thread (a hop's batch, a woken waiter's reply) and for writes no reply will cover (expiry,
+  // eviction, the hold sweeper), whose pushes would otherwise wait for the next client.
+  static void pass(Shard& shard);
+  // A multi-shard operation's parts, written while its shards are parked, passed before any
+  // of them is released (so no later command on one of them is logged ahead of an
+  // incomplete operation); `home`, the thread running it, then sends the pushes its commands
+  // held for these writes.
+  static void pass(Engine& engine, const std::vector<size_t>& shards, size_t home);
+  // Every shard, with all of them parked: everything written before this instant (a replica's
+  // stream starts after it; a parked blocking command's reply).
+  static void pass_all(Engine& engine);
+};
+
+}  // namespace hotkv
