@@ -602,11 +602,11 @@ void register_connection(Table& t) {
   // clang-format off
   t.add({"PING",   -1, kConn, no_keys(), cmd_ping, "connection", "PING [message]", "Returns the server's liveliness response."});
   t.add({"ECHO",    2, kConn | kLoading | kStale, no_keys(), cmd_echo, "connection", "ECHO message", "Returns the given string."});
-  t.add({"HELLO",  -1, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_hello, "connection", "HELLO [protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the server: selects the protocol version, authenticates, names the client."});
-  t.add({"AUTH",   -2, kConn | kNoAuth | kNoScript | kLoading | kStale, no_keys(), cmd_auth, "connection", "AUTH [username] password", "Authenticates the connection."});
+  t.add({"HELLO",  -1, kConn | kNoAuth | kNoScript | kLoading | kStale | kAllowBusy, no_keys(), cmd_hello, "connection", "HELLO [protover [AUTH username password] [SETNAME clientname]]", "Handshakes with the server: selects the protocol version, authenticates, names the client."});
+  t.add({"AUTH",   -2, kConn | kNoAuth | kNoScript | kLoading | kStale | kAllowBusy, no_keys(), cmd_auth, "connection", "AUTH [username] password", "Authenticates the connection."});
   t.add({"SELECT",  2, kConn | kLoading | kStale, no_keys(), cmd_select, "connection", "SELECT index", "Changes the selected database."});
-  t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale | kRunsInMulti, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
-  t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale | kRunsInMulti, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
+  t.add({"QUIT",   -1, kConn | kNoAuth | kNoScript | kLoading | kStale | kAllowBusy | kRunsInMulti, no_keys(), cmd_quit, "connection", "QUIT", "Closes the connection."});
+  t.add({"RESET",   1, kConn | kNoAuth | kNoScript | kLoading | kStale | kAllowBusy | kRunsInMulti, no_keys(), cmd_reset, "connection", "RESET", "Resets the connection."});
   t.add({"CLIENT", -2, kConnection | kAdmin | kNoScript | kLoading | kStale, no_keys(), cmd_client, "connection", "CLIENT ID|SETNAME|GETNAME|LIST|INFO|KILL|UNBLOCK|SETINFO|PAUSE|UNPAUSE|NO-TOUCH|NO-EVICT|REPLY|TRACKING|CACHING|GETREDIR|TRACKINGINFO|HELP [arguments]", "Inspects and controls client connections.", {"id", "setname", "getname", "list", "info", "kill", "unblock", "setinfo", "pause", "unpause", "no-touch", "no-evict", "reply", "tracking", "caching", "getredir", "trackinginfo", "help"}});
   // clang-format on
 }

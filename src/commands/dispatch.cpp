@@ -159,16 +159,12 @@ namespace {
 // While a script runs past busy-reply-threshold, what can end it, and what touches nothing
 // but the connection, gets through (Redis's allow-busy commands).
 bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::string_view> argv) {
-  if (spec.name == "SCRIPT") {
-    return argv.size() == 2 && strcasecmp_view(argv[1], "KILL");
+  if ((spec.flags & kAllowBusy) != 0) {
+    return true;
   }
-  if (spec.name == "FUNCTION") {
-    return argv.size() == 2 &&
-           (strcasecmp_view(argv[1], "KILL") || strcasecmp_view(argv[1], "STATS"));
-  }
-  return spec.name == "SHUTDOWN" || spec.name == "AUTH" || spec.name == "HELLO" ||
-         spec.name == "MULTI" || spec.name == "DISCARD" || spec.name == "QUIT" ||
-         spec.name == "RESET";
+  return argv.size() == 2 &&
+         std::any_of(spec.allow_busy_subcommands.begin(), spec.allow_busy_subcommands.end(),
+                     [&](const std::string& sub) { return equals_ignore_case(argv[1], sub); });
 }
 
 // Whether a command would need a shard a busy script holds. Keyed commands whose keys all

@@ -367,7 +367,9 @@ void register_functions(Table& t) {
   // clang-format off
   t.add({"FCALL",    -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_fcall, "scripting", "FCALL function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a function."});
   t.add({"FCALL_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_fcall_ro, "scripting", "FCALL_RO function numkeys [key [key ...]] [arg [arg ...]]", "Invokes a read-only function."});
-  t.add({"FUNCTION", -2, kNoScript | kStale, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|DUMP|RESTORE|STATS|KILL|HELP [arg ...]", "Manages Redis 7 function libraries.", {"load", "delete", "flush", "list", "dump", "restore", "stats", "kill", "help"}});
+  CommandSpec function_spec{"FUNCTION", -2, kNoScript | kStale, no_keys(), cmd_function, "scripting", "FUNCTION LOAD|DELETE|FLUSH|LIST|DUMP|RESTORE|STATS|KILL|HELP [arg ...]", "Manages Redis 7 function libraries.", {"load", "delete", "flush", "list", "dump", "restore", "stats", "kill", "help"}};
+  function_spec.allow_busy_subcommands = {"kill", "stats"};
+  t.add(std::move(function_spec));
   // clang-format on
   t.add_engine_init(load_saved_libraries);
 }

@@ -244,7 +244,9 @@ void register_scripting(Table& t) {
   t.add({"EVALSHA",    -3, kScript, key_finder(0, 0, 0, numkeys_keys), cmd_evalsha, "scripting", "EVALSHA sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a server-side Lua script by SHA1 digest."});
   t.add({"EVAL_RO",    -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_eval_ro, "scripting", "EVAL_RO script numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script."});
   t.add({"EVALSHA_RO", -3, kScript | kReadOnly, key_finder(0, 0, 0, numkeys_keys), cmd_evalsha_ro, "scripting", "EVALSHA_RO sha1 numkeys [key [key ...]] [arg [arg ...]]", "Executes a read-only server-side Lua script by SHA1 digest."});
-  t.add({"SCRIPT",     -2, kNoScript | kStale, no_keys(), cmd_script, "scripting", "SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP [arg ...]", "Manages the server-side Lua script cache.", {"load", "exists", "flush", "kill", "help"}});
+  CommandSpec script_spec{"SCRIPT",     -2, kNoScript | kStale, no_keys(), cmd_script, "scripting", "SCRIPT LOAD|EXISTS|FLUSH|KILL|HELP [arg ...]", "Manages the server-side Lua script cache.", {"load", "exists", "flush", "kill", "help"}};
+  script_spec.allow_busy_subcommands = {"kill"};
+  t.add(std::move(script_spec));
   // clang-format on
 }
 

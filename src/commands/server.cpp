@@ -525,7 +525,7 @@ void register_server(Table& t) {
   t.add({"INFO",     -1, kLoading | kStale, no_keys(), cmd_info, "server", "INFO [section [section ...]]", "Returns information and statistics about the server."});
   t.add({"CONFIG",   -2, kAdminConn | kLoading | kStale, no_keys(), cmd_config, "server", "CONFIG GET|SET|RESETSTAT|HELP [arguments]", "Reads or changes the server configuration at runtime.", {"get", "set", "resetstat", "rewrite", "help"}});
   t.add({"TIME",      1, kLoading | kStale | kFast, no_keys(), cmd_time, "server", "TIME", "Returns the server time."});
-  t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale | kNoMulti, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});
+  t.add({"SHUTDOWN", -1, kAdminConn | kLoading | kStale | kNoMulti | kAllowBusy, no_keys(), cmd_shutdown, "server", "SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]", "Stops the server: stop accepting, finish in-flight replies, close clients, exit 0."});
   t.add({"CLUSTER",  -2, kNoScript | kLoading | kStale, no_keys(), cmd_cluster, "cluster", "CLUSTER subcommand [arguments]", "Answers as a standalone Redis: cluster support is disabled.", {"addslots", "addslotsrange", "bumpepoch", "count-failure-reports", "countkeysinslot", "delslots", "delslotsrange", "failover", "flushslots", "forget", "getkeysinslot", "help", "info", "keyslot", "links", "meet", "myid", "nodes", "replicas", "replicate", "reset", "saveconfig", "set-config-epoch", "setslot", "shards", "slaves", "slots"}});
   t.add({"DEBUG",    -2, kAdminConn | kLoading | kStale, no_keys(), cmd_debug, "server", "DEBUG SLEEP seconds", "A debugging command (SLEEP only) for tests."});
   // clang-format on

@@ -136,6 +136,7 @@ std::vector<std::string> flag_names(uint32_t flags) {
       {kWrite, "write"},   {kReadOnly, "readonly"}, {kDenyOom, "denyoom"},   {kAdmin, "admin"},
       {kPubSub, "pubsub"}, {kNoScript, "noscript"}, {kBlocking, "blocking"}, {kLoading, "loading"},
       {kStale, "stale"},   {kFast, "fast"},         {kNoAuth, "no_auth"},    {kNoMulti, "no_multi"},
+      {kAllowBusy, "allow_busy"},
   };
   std::vector<std::string> out;
   for (const auto& [bit, name] : kNames) {

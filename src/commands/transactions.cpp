@@ -76,9 +76,9 @@ void cmd_unwatch(CommandContext& ctx) {
 void register_transactions(Table& t) {
   constexpr uint32_t kTxn = kConnection | kNoScript | kLoading | kStale;
   // clang-format off
-  t.add({"MULTI",   1, kTxn | kFast | kRunsInMulti, no_keys(), cmd_multi, "transactions", "MULTI", "Starts a transaction."});
+  t.add({"MULTI",   1, kTxn | kFast | kAllowBusy | kRunsInMulti, no_keys(), cmd_multi, "transactions", "MULTI", "Starts a transaction."});
   t.add({"EXEC",    1, kTxn | kRunsInMulti | kExec, no_keys(), cmd_exec, "transactions", "EXEC", "Executes all commands in a transaction."});
-  t.add({"DISCARD", 1, kTxn | kFast | kRunsInMulti, no_keys(), cmd_discard, "transactions", "DISCARD", "Discards a transaction."});
+  t.add({"DISCARD", 1, kTxn | kFast | kAllowBusy | kRunsInMulti, no_keys(), cmd_discard, "transactions", "DISCARD", "Discards a transaction."});
   t.add({"WATCH",  -2, kTxn | kFast | kRunsInMulti, keys(1, -1, 1), cmd_watch, "transactions", "WATCH key [key ...]", "Monitors changes to keys to determine the execution of a transaction."});
   t.add({"UNWATCH", 1, kTxn | kFast, no_keys(), cmd_unwatch, "transactions", "UNWATCH", "Forgets about watched keys of a transaction."});
   // clang-format on

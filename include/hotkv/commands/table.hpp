@@ -46,6 +46,10 @@ enum CommandFlag : uint32_t {
   kFast = 1u << 9,
   kNoAuth = 1u << 10,   // allowed before AUTH
   kNoMulti = 1u << 11,  // refused inside MULTI ("Command not allowed inside a transaction")
+  // Served while a script runs past busy-reply-threshold (Redis's allow_busy): what can end the
+  // script, or touches nothing but the connection. A container's subcommands that may are
+  // CommandSpec::allow_busy_subcommands.
+  kAllowBusy = 1u << 12,
   // Engine flags, not shown by COMMAND:
   kAllShards = 1u << 20,   // runs with every shard parked (whole-keyspace commands)
   kConnection = 1u << 21,  // needs the client's session; runs on the client's own thread
@@ -92,6 +96,9 @@ struct CommandSpec {
   // Optional: true when this call reads or writes keys that no key position names (SORT's
   // BY/GET patterns build key names from the elements). Such a call runs with every shard.
   bool (*reaches_unnamed_keys)(std::span<const std::string_view> argv) = nullptr;
+  // The subcommands (lower case) served while a script is busy, as kAllowBusy is for a whole
+  // command (SCRIPT KILL, FUNCTION KILL and STATS).
+  std::vector<std::string> allow_busy_subcommands = {};
 };
 
 // Whether this call may touch keys on any shard, not only its keys' shards: whole-keyspace

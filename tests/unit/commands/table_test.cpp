@@ -1,6 +1,10 @@
 // Invariants of the one command table, and the docs page generated from it.
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -26,6 +30,36 @@ TEST_CASE("every command has arity and flags and a group and syntax and summary"
     }
     CHECK(t.find(c.name) == &c);
   }
+}
+
+TEST_CASE("a connection command a script may call needs no session", "[table]") {
+  // Scripts run commands without a client session (scripting's command_allowed_in_scripts
+  // tests kNoScript only): every connection command but these must carry kNoScript.
+  const std::set<std::string> sessionless = {"PING", "ECHO", "SELECT"};
+  for (const auto& c : command_table().all()) {
+    INFO(c.name);
+    if ((c.flags & hotkv::kConnection) != 0 && (c.flags & hotkv::kNoScript) == 0) {
+      CHECK(sessionless.count(c.name) == 1);
+    }
+  }
+}
+
+TEST_CASE("what a busy script lets through is Redis's allow_busy", "[table]") {
+  // Redis 7.0's COMMAND INFO: allow_busy on these commands and subcommands (WATCH and UNWATCH
+  // too there; here a WATCH would reach the busy script's shard, so they wait).
+  const std::set<std::string> whole = {"AUTH", "HELLO", "MULTI", "DISCARD",
+                                       "QUIT", "RESET", "SHUTDOWN"};
+  for (const auto& c : command_table().all()) {
+    INFO(c.name);
+    CHECK(((c.flags & hotkv::kAllowBusy) != 0) == (whole.count(c.name) == 1));
+    for (const std::string& sub : c.allow_busy_subcommands) {
+      CHECK(std::find(c.subcommands.begin(), c.subcommands.end(), sub) != c.subcommands.end());
+    }
+  }
+  CHECK(command_table().find("SCRIPT")->allow_busy_subcommands ==
+        std::vector<std::string>{"kill"});
+  CHECK(command_table().find("FUNCTION")->allow_busy_subcommands ==
+        std::vector<std::string>{"kill", "stats"});
 }
 
 TEST_CASE("lookup is case-insensitive and rejects unknown names", "[table]") {
