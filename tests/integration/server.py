@@ -384,8 +384,13 @@ class Server:
                 cmd.append(conf)
             if not self.port_in_config:
                 cmd += ["--port", str(port)]
-            cmd += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--loglevel", "warning"]
+            cmd += ["--bind", "127.0.0.1", "--loglevel", "warning"]
+            # No snapshots and no log unless the test's config asks for them (an argument
+            # would override the config file's line).
+            if "save" not in self.config:
+                cmd += ["--save", ""]
+            if "appendonly" not in self.config:
+                cmd += ["--appendonly", "no"]
             if self.workdir:
                 cmd += ["--dir", self.workdir]
         else:
