@@ -16,26 +16,55 @@ namespace hotkv {
 
 asio::awaitable<bool> Connection::process_input() {
   Route route;  // kept across commands: its vectors keep their capacity
-  for (;;) {
+  Next next = Next::kNextCommand;
+  while (next != Next::kWaitInput) {
     CommandPass pass;
-    Next next = co_await parse_command(pass);
+    next = parse_command(pass);
+    if (next == Next::kAwait) {
+      co_await close_for_bad_input(pass);
+      co_return false;
+    }
     if (next == Next::kGoOn) {
-      next = co_await start_command(pass);
+      std::string rejected;  // the checks write their error aside: windowed replies go first
+      pass.spec = check_here(rejected);
+      if (pass.spec != nullptr &&
+          engine_.config().maxmemory.load(std::memory_order_relaxed) != 0 &&
+          !co_await memory_allows(*pass.spec)) {
+        refuse_for_memory(*pass.spec, rejected);
+        pass.spec = nullptr;
+      }
+      if (pass.spec == nullptr) {
+        co_await refuse_command(std::move(rejected), pass);
+        continue;
+      }
+      next = admit_command(pass);
+    }
+    if (next == Next::kAwait) {
+      next = co_await wait_out_pause(pass);
     }
     if (next == Next::kGoOn && session_.multi.active && (pass.spec->flags & kExec) != 0) {
       next = co_await run_exec(pass);
     }
     if (next == Next::kGoOn) {
-      next = co_await pipeline_command(route, pass);
+      next = route_here(route, pass);
+      if (next == Next::kAwait) {
+        next = co_await pipeline_command(route, pass);
+        if (next == Next::kGoOn) {
+          next = co_await run_command_now(route, pass);
+        }
+      } else if (next == Next::kGoOn) {
+        next = run_local(pass);
+        if (next == Next::kAwait) {
+          next = co_await after_local_run(pass);
+        }
+      }
     }
     if (next == Next::kGoOn) {
-      next = co_await run_command_now(route, pass);
-    }
-    if (next == Next::kGoOn) {
-      next = co_await finish_command(pass);
-    }
-    if (next == Next::kWaitInput) {
-      break;
+      next = finish_command(pass);
+      if (next == Next::kNextCommand && out_.size() >= kFlushThreshold) {
+        const bool written = co_await write_output();
+        next = written ? next : Next::kClose;
+      }
     }
     if (next == Next::kClose) {
       co_return false;
@@ -45,88 +74,96 @@ asio::awaitable<bool> Connection::process_input() {
   co_return !shutting_down_;
 }
 
-asio::awaitable<Connection::Next> Connection::parse_command(CommandPass& pass) {
+Connection::Next Connection::parse_command(CommandPass& pass) {
   args_.clear();
   const ParseStatus st = parser_.parse(in_.data(), pass.consumed, args_);
   if (st == ParseStatus::kNeedMore) {
     if (pass.consumed > 0) {
       // Only empty commands were skipped; more complete commands may follow.
       in_.consume(pass.consumed);
-      co_return Next::kNextCommand;
+      return Next::kNextCommand;
     }
-    if (static_cast<int64_t>(in_.size()) >
-        engine_.config().client_query_buffer_limit.load(std::memory_order_relaxed)) {
-      protocol_log().warn("closing client {}: query buffer over client-query-buffer-limit",
-                          session_.info->addr);
-      co_await flush_window();
-      co_return Next::kClose;
-    }
-    co_return Next::kWaitInput;
+    pass.over_limit = static_cast<int64_t>(in_.size()) >
+                      engine_.config().client_query_buffer_limit.load(std::memory_order_relaxed);
+    return pass.over_limit ? Next::kAwait : Next::kWaitInput;
   }
   if (st == ParseStatus::kError) {
-    co_await flush_window();
-    protocol_log().warn("protocol error from client {}: {}", session_.info->addr,
-                        parser_.error());
-    ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
-    count_error_reply(engine_, "ERR");
-    co_return Next::kClose;
+    return Next::kAwait;
   }
   if (args_.empty()) {
     in_.consume(pass.consumed);
-    co_return Next::kNextCommand;
+    return Next::kNextCommand;
   }
   pass.suppress = session_.reply_mode == ReplyMode::kOff || session_.skip_this_reply;
   pass.was_skip = session_.skip_this_reply;
+  return Next::kGoOn;
+}
+
+asio::awaitable<void> Connection::close_for_bad_input(const CommandPass& pass) {
+  co_await flush_window();
+  if (pass.over_limit) {
+    protocol_log().warn("closing client {}: query buffer over client-query-buffer-limit",
+                        session_.info->addr);
+    co_return;
+  }
+  protocol_log().warn("protocol error from client {}: {}", session_.info->addr, parser_.error());
+  ReplyWriter(out_, session_.resp).error("ERR " + parser_.error());
+  count_error_reply(engine_, "ERR");
+}
+
+const CommandSpec* Connection::check_here(std::string& rejected) {
+  ReplyWriter check_writer(rejected, session_.resp);
+  return check_command(engine_.table(), args_, session_, engine_, check_writer);
+}
+
+void Connection::refuse_for_memory(const CommandSpec& spec, std::string& rejected) {
+  // Refused like the checks (the error is counted with them); the command's rejected_calls
+  // here.
+  KeyspaceStats::bump(
+      engine_.shard(shard_).command_stat(engine_.table().stat_slot(spec, args_)).rejected);
+  ReplyWriter(rejected, session_.resp).error(err::kOom);
+}
+
+Connection::Next Connection::admit_command(CommandPass& pass) {
+  const CommandSpec& spec = *pass.spec;
+  // A container's subcommand is remembered by its statistics slot ("client|list").
+  session_.info->last_command.store(
+      static_cast<int64_t>(spec.subcommands.empty() ? spec.id
+                                                    : engine_.table().stat_slot(spec, args_)),
+      std::memory_order_relaxed);
+  if (session_.multi.active && queue_in_multi(spec)) {
+    in_.consume(pass.consumed);
+    return Next::kNextCommand;
+  }
+  if (engine_.client_pause().until_ms.load(std::memory_order_relaxed) != 0 &&
+      paused_for(spec)) {
+    return Next::kAwait;
+  }
+  announce_command(pass);
+  return Next::kGoOn;
+}
+
+asio::awaitable<Connection::Next> Connection::wait_out_pause(CommandPass& pass) {
+  co_await flush_window();
+  co_await wait_while_paused(*pass.spec);
+  if (closing_) {
+    co_return Next::kClose;
+  }
+  announce_command(pass);
   co_return Next::kGoOn;
 }
 
-asio::awaitable<Connection::Next> Connection::start_command(CommandPass& pass) {
-  // The check writes its error into a side buffer: windowed replies must go first.
-  std::string rejected;
-  ReplyWriter check_writer(rejected, session_.resp);
-  const CommandSpec* spec = check_command(engine_.table(), args_, session_, engine_, check_writer);
-  // maxmemory: one relaxed load when there is no limit.
-  if (spec != nullptr && engine_.config().maxmemory.load(std::memory_order_relaxed) != 0 &&
-      !co_await memory_allows(*spec)) {
-    // Refused like the checks above (the error is counted with them); the command's
-    // rejected_calls here.
-    KeyspaceStats::bump(
-        engine_.shard(shard_).command_stat(engine_.table().stat_slot(*spec, args_)).rejected);
-    check_writer.error(err::kOom);
-    spec = nullptr;
-  }
-  if (spec == nullptr) {
-    co_await refuse_command(std::move(rejected), pass);
-    co_return Next::kNextCommand;
-  }
-  pass.spec = spec;
-  // A container's subcommand is remembered by its statistics slot ("client|list").
-  session_.info->last_command.store(
-      static_cast<int64_t>(spec->subcommands.empty() ? spec->id
-                                                     : engine_.table().stat_slot(*spec, args_)),
-      std::memory_order_relaxed);
-  if (session_.multi.active && queue_in_multi(*spec)) {
-    in_.consume(pass.consumed);
-    co_return Next::kNextCommand;
-  }
-  if (engine_.client_pause().until_ms.load(std::memory_order_relaxed) != 0 &&
-      paused_for(*spec)) {
-    co_await flush_window();
-    co_await wait_while_paused(*spec);
-    if (closing_) {
-      co_return Next::kClose;
-    }
-  }
+void Connection::announce_command(CommandPass& pass) {
+  const CommandSpec& spec = *pass.spec;
   // MONITOR shows a command as it starts, except connection commands (SELECT shows its new
   // database) and EXEC (after the commands it ran), as Redis orders them. Administrative
   // commands (CONFIG, CLIENT, ...) are never shown.
-  const bool monitored = engine_.monitors().active() && (spec->flags & kAdmin) == 0;
-  pass.monitor_after = monitored && (spec->flags & (kConnection | kExec)) != 0;
+  const bool monitored = engine_.monitors().active() && (spec.flags & kAdmin) == 0;
+  pass.monitor_after = monitored && (spec.flags & (kConnection | kExec)) != 0;
   if (monitored && !pass.monitor_after) {
     feed_monitors(args_, session_.db);
   }
   session_.replies_silenced = pass.suppress;
-  co_return Next::kGoOn;
 }
 
 asio::awaitable<void> Connection::refuse_command(std::string rejected, const CommandPass& pass) {
@@ -189,10 +226,25 @@ asio::awaitable<Connection::Next> Connection::run_exec(CommandPass& pass) {
   co_return Next::kNextCommand;
 }
 
-asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, CommandPass& pass) {
+Connection::Next Connection::route_here(Route& route, CommandPass& pass) {
   const CommandSpec& spec = *pass.spec;
   route_command(spec, args_, engine_, shard_, route, key_scratch_);
   caller_ = take_tracking_caller(session_, spec);
+  if (route.kind != RouteKind::kLocal || (spec.flags & kBlocking) != 0 || !window_.empty() ||
+      !atomic_run_.empty()) {
+    return Next::kAwait;
+  }
+  // Here, with nothing of this client pending elsewhere: what pipeline_command would decide
+  // without a wait.
+  if (route.keyed && !pass.suppress) {
+    note_route(shard_);
+  }
+  pass.mark = out_.size();
+  return Next::kGoOn;
+}
+
+asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, CommandPass& pass) {
+  const CommandSpec& spec = *pass.spec;
   // A reserve its item's shard would refuse as SOLDOUT is refused here when the item's beacon
   // proves it (inventory_soldout.hpp); only with nothing of this client's pending elsewhere,
   // so that replies keep their order.
@@ -262,39 +314,26 @@ asio::awaitable<Connection::Next> Connection::run_command_now(const Route& route
     // reply while its BLPOP waits. (Nothing to write, and no cost, for a worker whose BRPOP
     // comes alone.)
     if (!out_.empty()) {
-      if (!co_await write_output()) {
+      const bool written = co_await write_output();
+      if (!written) {
         co_return Next::kClose;
       }
       pass.mark = out_.size();
     }
-    out_ += co_await run_blocking(spec, route);
+    const std::string reply = co_await run_blocking(spec, route);
+    out_ += reply;
     if (closing_) {
       co_return Next::kClose;
     }
   } else if (route.kind == RouteKind::kLocal) {
-    ReplyWriter w(out_, session_.resp);
-    {
-      ScopedTrackingCaller as(caller_);
-      execute_command(spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
-                      w);
+    // co_await only as a whole statement's initializer here: GCC 12 miscompiles it inside
+    // ?: or a co_return (SIGILL on resuming), as it did inside `out_ += co_await ...` below.
+    const Next next = run_local(pass);
+    if (next != Next::kAwait) {
+      co_return next;
     }
-    if (take_rerun_request()) {
-      // A script that reached beyond this shard was undone: again, with every shard.
-      add_to_atomic_run(spec, engine_.all_shards());
-      co_await flush_atomic_run();
-    }
-    serve_blocked_now(engine_, engine_.shard(shard_));  // before the pipeline's next command
-    if (session_.monitoring && !monitor_registered_) {
-      register_monitor();
-    }
-    if (session_.pending_wait) {
-      // WAIT: the replies before it leave now; its own comes with the acknowledgements.
-      if (!co_await write_output()) {
-        co_return Next::kClose;
-      }
-      pass.mark = out_.size();
-      out_ += co_await wait_for_replicas();
-    }
+    const Next after = co_await after_local_run(pass);
+    co_return after;
   } else if (route.kind == RouteKind::kRemote) {
     // A reply that is suppressed still runs where its keys live, alone.
     add_to_window(route.shard, spec);
@@ -307,7 +346,45 @@ asio::awaitable<Connection::Next> Connection::run_command_now(const Route& route
   co_return Next::kGoOn;
 }
 
-asio::awaitable<Connection::Next> Connection::finish_command(CommandPass& pass) {
+Connection::Next Connection::run_local(CommandPass& pass) {
+  const CommandSpec& spec = *pass.spec;
+  ReplyWriter w(out_, session_.resp);
+  {
+    ScopedTrackingCaller as(caller_);
+    execute_command(spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db, w);
+  }
+  if (take_rerun_request()) {
+    pass.rerun = true;
+    return Next::kAwait;
+  }
+  serve_blocked_now(engine_, engine_.shard(shard_));  // before the pipeline's next command
+  if (session_.monitoring && !monitor_registered_) {
+    register_monitor();
+  }
+  return session_.pending_wait ? Next::kAwait : Next::kGoOn;
+}
+
+asio::awaitable<Connection::Next> Connection::after_local_run(CommandPass& pass) {
+  if (pass.rerun) {
+    // A script that reached beyond this shard was undone: again, with every shard.
+    add_to_atomic_run(*pass.spec, engine_.all_shards());
+    co_await flush_atomic_run();
+    serve_blocked_now(engine_, engine_.shard(shard_));
+  }
+  if (session_.pending_wait) {
+    // WAIT: the replies before it leave now; its own comes with the acknowledgements.
+    const bool written = co_await write_output();
+    if (!written) {
+      co_return Next::kClose;
+    }
+    pass.mark = out_.size();
+    const std::string reply = co_await wait_for_replicas();
+    out_ += reply;
+  }
+  co_return Next::kGoOn;
+}
+
+Connection::Next Connection::finish_command(CommandPass& pass) {
   if (pass.monitor_after) {
     feed_monitors(args_, session_.db);
   }
@@ -322,13 +399,7 @@ asio::awaitable<Connection::Next> Connection::finish_command(CommandPass& pass) 
     out_.resize(pass.mark);
   }
   send_pushes_while_silenced();
-  if (session_.close_after_reply) {
-    co_return Next::kClose;
-  }
-  if (out_.size() >= kFlushThreshold && !co_await write_output()) {
-    co_return Next::kClose;
-  }
-  co_return Next::kNextCommand;
+  return session_.close_after_reply ? Next::kClose : Next::kNextCommand;
 }
 
 }  // namespace hotkv

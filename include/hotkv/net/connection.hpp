@@ -157,12 +157,16 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
 
   // Executes every complete command in the input buffer. Returns false when the connection
   // must close after its replies are written (QUIT, protocol error, shutdown).
-  // (connection_input.cpp: each command passes the stages below in order; each stage either
-  // hands it on or ends its passage.)
-  asio::awaitable<bool> process_input();
+  // (connection_input.cpp: each command passes the stages below in order; each either hands
+  // it on or ends its passage. The stages a plain command passes are plain functions: an
+  // awaited stage costs a coroutine frame per command, a fifth of the CPU of a pipelined GET.
+  // The awaited ones run only when the command needs them.)
+  //
   // What a stage decided: hand the command to the next stage, take the next command (this
-  // one is done, queued or refused, and its request consumed), wait for more input, or close.
-  enum class Next { kGoOn, kNextCommand, kWaitInput, kClose };
+  // one is done, queued or refused, and its request consumed), wait for more input, close, or
+  // (plain stages) go on through the stage's awaited part.
+  asio::awaitable<bool> process_input();
+  enum class Next { kGoOn, kNextCommand, kWaitInput, kClose, kAwait };
   // One command's passage: its request's length in in_, the spec it runs, where its reply
   // starts in out_, and how CLIENT REPLY and MONITOR treat it.
   struct CommandPass {
@@ -173,24 +177,40 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
     bool was_skip = false;
     bool monitor_after = false;  // shown to MONITOR after it ran (SELECT, EXEC)
     bool answered = false;       // answered here without running (a sold-out reserve)
+    bool rerun = false;          // a script undone to run again with every shard
+    bool over_limit = false;     // the request passed client-query-buffer-limit
   };
-  // Parses the next request into args_.
-  asio::awaitable<Next> parse_command(CommandPass& pass);
-  // The checks (ACL, arity, state, maxmemory), MULTI's queue, CLIENT PAUSE and MONITOR.
-  asio::awaitable<Next> start_command(CommandPass& pass);
+  // Parses the next request into args_; kAwait: bad input (close_for_bad_input).
+  Next parse_command(CommandPass& pass);
+  asio::awaitable<void> close_for_bad_input(const CommandPass& pass);
+  // The checks (ACL, arity, state); nullptr with the error in `rejected` when refused.
+  const CommandSpec* check_here(std::string& rejected);
+  // maxmemory refused `spec`: -OOM in `rejected`, counted in its rejected_calls.
+  void refuse_for_memory(const CommandSpec& spec, std::string& rejected);
   // A refused command: its error (rejected) after the window's replies; a transaction it was
   // queued into is doomed, and EXEC refused ends the transaction.
   asio::awaitable<void> refuse_command(std::string rejected, const CommandPass& pass);
+  // MULTI's queue, then CLIENT PAUSE (kAwait: wait_out_pause), then announce_command.
+  Next admit_command(CommandPass& pass);
+  asio::awaitable<Next> wait_out_pause(CommandPass& pass);
+  // MONITOR before the run; CLIENT REPLY's silencing.
+  void announce_command(CommandPass& pass);
   // EXEC of the open transaction.
   asio::awaitable<Next> run_exec(CommandPass& pass);
-  // Routes the command; a keyed one joins the pipeline window, a multi-shard one the atomic
-  // run (both ending its passage), anything else first flushes them.
+  // Routes the command. kGoOn: it runs now, here, with nothing pending before it (the plain
+  // case); kAwait: pipeline_command decides.
+  Next route_here(Route& route, CommandPass& pass);
+  // A keyed command joins the pipeline window, a multi-shard one the atomic run (both ending
+  // its passage); anything else first flushes them.
   asio::awaitable<Next> pipeline_command(Route& route, CommandPass& pass);
-  // Runs the command now: here, blocking, or alone on its shard or shards.
+  // Runs a local command here. kAwait: it asks for more (a script to run again with every
+  // shard, WAIT's acknowledgements): after_local_run.
+  Next run_local(CommandPass& pass);
+  asio::awaitable<Next> after_local_run(CommandPass& pass);
+  // Runs anything else now: answered, blocking, or alone on its shard or shards.
   asio::awaitable<Next> run_command_now(const Route& route, CommandPass& pass);
-  // MONITOR after the run, CLIENT REPLY's trimming, the pushes of a silenced reply, and an
-  // early write of a large output.
-  asio::awaitable<Next> finish_command(CommandPass& pass);
+  // MONITOR after the run, CLIENT REPLY's trimming, the pushes of a silenced reply.
+  Next finish_command(CommandPass& pass);
   // maxmemory, before each command while a limit is set (connection_memory.cpp): evicts what
   // the policy allows, here first and then on the other shards, and answers whether `spec` may
   // run (false: refuse it with -OOM).
