@@ -25,7 +25,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from server import (ConnectionClosed, DataDir, Push, RawClient, case, encode_command, free_port,  # noqa: E402
-                    hotkv_only, run_cases, spread_keys, wait_rewrite_done)
+                    hotkv_only, run_cases, spread_keys, wait_for, wait_rewrite_done)
 
 import server as harness  # noqa: E402
 
@@ -226,6 +226,10 @@ def restart_with_a_million_ttl_keys(t, srv):
         s2 = t.server(extra_args=d.args("everysec")).start()
         try:
             c = s2.client()
+            if not t.is_hotkv:
+                # redis-server replays the keys that expired while it was down and counts them
+                # in DBSIZE until active expiry reclaims them; HotKV drops them as it loads.
+                wait_for(lambda: c.dbsize() == n // 2, "the expired half to be reclaimed", 60)
             assert c.dbsize() == n // 2, c.dbsize()
             assert c.exists("{t}:0") == 0 and c.exists("{t}:1") == 1
             assert 3500 * 1000 < c.pttl("{t}:%d" % (n - 1)) <= 3600 * 1000
