@@ -176,18 +176,15 @@ bool needs_busy_shard(const CommandSpec& spec, std::span<const std::string_view>
   if (session.multi.active || needs_every_shard(spec, argv) || engine.shard_count() == 1) {
     return true;
   }
-  thread_local std::vector<size_t> keys;
-  keys.clear();
-  Table::key_indexes(spec, argv, keys);
-  if (keys.empty()) {
+  thread_local std::vector<size_t> shards;
+  thread_local std::vector<size_t> scratch;
+  shards.clear();
+  add_key_shards(spec, argv, engine, shards, scratch);
+  if (shards.empty()) {
     return true;
   }
-  for (size_t i : keys) {
-    if (engine.shard(engine.shard_of(argv[i])).script_busy()) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(shards.begin(), shards.end(),
+                     [&engine](size_t s) { return engine.shard(s).script_busy(); });
 }
 
 }  // namespace
@@ -269,6 +266,13 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
   return spec;
 }
 
+namespace {
+void sort_unique(std::vector<size_t>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+}  // namespace
+
 void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                    Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch) {
   route.kind = RouteKind::kLocal;
@@ -315,8 +319,25 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
   for (size_t idx : scratch) {
     route.shards.push_back(engine.shard_of(argv[idx]));
   }
-  std::sort(route.shards.begin(), route.shards.end());
-  route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
+  sort_unique(route.shards);
+}
+
+void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
+                   std::vector<size_t>& shards) {
+  for (std::string_view key : keys) {
+    shards.push_back(engine.shard_of(key));
+  }
+  sort_unique(shards);
+}
+
+void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> argv,
+                    Engine& engine, std::vector<size_t>& shards, std::vector<size_t>& scratch) {
+  scratch.clear();
+  Table::key_indexes(spec, argv, scratch);
+  for (size_t idx : scratch) {
+    shards.push_back(engine.shard_of(argv[idx]));
+  }
+  sort_unique(shards);
 }
 
 namespace {

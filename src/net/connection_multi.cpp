@@ -77,16 +77,8 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       shards = engine_.all_shards();
       break;
     }
-    key_scratch_.clear();
-    Table::key_indexes(*q.spec, views, key_scratch_);
-    for (size_t idx : key_scratch_) {
-      size_t s = engine_.shard_of(views[idx]);
-      if (std::find(shards.begin(), shards.end(), s) == shards.end()) {
-        shards.push_back(s);
-      }
-    }
+    add_key_shards(*q.spec, views, engine_, shards, key_scratch_);
   }
-  std::sort(shards.begin(), shards.end());
 
   // ACL rules are checked again at EXEC, here on the client's thread, as Redis does: a
   // command the user may no longer run gets -NOPERM in its place and the others still run.

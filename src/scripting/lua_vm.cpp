@@ -367,11 +367,7 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   if (const std::vector<size_t>* held = Engine::held_shards(); ctx.multi_shard && held) {
     call.allowed = *held;
   } else if (ctx.multi_shard) {
-    for (std::string_view k : keys) {
-      call.allowed.push_back(ctx.engine.shard_of(k));
-    }
-    std::sort(call.allowed.begin(), call.allowed.end());
-    call.allowed.erase(std::unique(call.allowed.begin(), call.allowed.end()), call.allowed.end());
+    add_shards_of(keys, ctx.engine, call.allowed);
   } else {
     call.allowed.push_back(ctx.shard.id());
   }

@@ -47,6 +47,15 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
                                  ClientSession& session, Engine& engine,
                                  ReplyWriter& reply);
 
+// Which shards keys live on: adds the shard of each to `shards` and leaves it sorted and
+// without repeats (it may hold shards already: EXEC's union over its commands). The one rule
+// the route, EXEC, scripts and the busy-script check share.
+void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
+                   std::vector<size_t>& shards);
+// The same for the keys of a call (its key positions); `scratch` takes the key indexes.
+void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> argv,
+                    Engine& engine, std::vector<size_t>& shards, std::vector<size_t>& scratch);
+
 // Decides where the command runs. `home` is the caller's shard.
 void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                    Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch);
