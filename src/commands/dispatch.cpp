@@ -267,9 +267,14 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
 }
 
 namespace {
-void sort_unique(std::vector<size_t>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
+// Adds the shards of argv[i] for each i in `indexes` to `shards`, sorted and without repeats.
+void add_indexed_shards(std::span<const std::string_view> argv, std::span<const size_t> indexes,
+                        Engine& engine, std::vector<size_t>& shards) {
+  for (size_t idx : indexes) {
+    shards.push_back(engine.shard_of(argv[idx]));
+  }
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
 }
 }  // namespace
 
@@ -316,10 +321,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
     return;
   }
   route.kind = RouteKind::kAtomic;
-  for (size_t idx : scratch) {
-    route.shards.push_back(engine.shard_of(argv[idx]));
-  }
-  sort_unique(route.shards);
+  add_indexed_shards(argv, scratch, engine, route.shards);
 }
 
 void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
@@ -327,17 +329,15 @@ void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
   for (std::string_view key : keys) {
     shards.push_back(engine.shard_of(key));
   }
-  sort_unique(shards);
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
 }
 
 void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> argv,
                     Engine& engine, std::vector<size_t>& shards, std::vector<size_t>& scratch) {
   scratch.clear();
   Table::key_indexes(spec, argv, scratch);
-  for (size_t idx : scratch) {
-    shards.push_back(engine.shard_of(argv[idx]));
-  }
-  sort_unique(shards);
+  add_indexed_shards(argv, scratch, engine, shards);
 }
 
 namespace {

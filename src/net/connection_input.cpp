@@ -327,7 +327,7 @@ asio::awaitable<Connection::Next> Connection::run_command_now(const Route& route
     }
   } else if (route.kind == RouteKind::kLocal) {
     // co_await only as a whole statement's initializer here: GCC 12 miscompiles it inside
-    // ?: or a co_return (SIGILL on resuming), as it did inside `out_ += co_await ...` below.
+    // ?: or a co_return (SIGILL on resuming); see also `out_ += reply` above.
     const Next next = run_local(pass);
     if (next != Next::kAwait) {
       co_return next;
