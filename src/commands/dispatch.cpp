@@ -409,10 +409,23 @@ void close_records(Engine& engine, const std::vector<size_t>& shards) {
   }
 }
 
+namespace {
+thread_local bool uncounted_call = false;
+}  // namespace
+
+UncountedCall::UncountedCall(bool on) : outer(uncounted_call) { uncounted_call = outer || on; }
+UncountedCall::~UncountedCall() { uncounted_call = outer; }
+
 void execute_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine, Shard& shard, bool multi_shard, ClientSession* session,
                      uint32_t db, ReplyWriter& reply, CommandContext::BlockRequest* block,
                      bool woken, std::vector<size_t>* open_logs) {
+  if (!multi_shard && open_logs == nullptr && running_script == nullptr &&
+      shard.parts().pending()) {
+    // A command that starts on its own (not inside a transaction, a script or an atomic run)
+    // comes after the split operations scheduled before it (part_queue.hpp).
+    engine.drain_parts(shard.id(), false);
+  }
   if (shard.serving_while_busy() && !allowed_while_script_busy(spec, argv)) {
     // Reached while a busy script lets other handlers of its thread run (a batch from another
     // thread sent before the script turned busy, a woken blocked client): the script's
@@ -481,7 +494,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
     // Undone: the call is counted when it runs again with every shard.
     return;
   }
-  if (!blocked && !still_waiting) {
+  if (!blocked && !still_waiting && !uncounted_call) {
     count_command(spec, argv, engine, shard, elapsed,
                   failed ? std::string_view(buf).substr(before) : std::string_view(), !counted);
   }

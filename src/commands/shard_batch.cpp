@@ -27,9 +27,9 @@ void clear_keeping_small(T& buf, size_t keep) {
 }  // namespace
 
 void ShardBatch::add(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db,
-                     const TrackingCaller& caller) {
+                     const TrackingCaller& caller, bool counted) {
   commands_.push_back(Command{&spec, static_cast<uint32_t>(arg_ends_.size()),
-                              static_cast<uint32_t>(argv.size()), db, caller});
+                              static_cast<uint32_t>(argv.size()), db, caller, counted});
   for (std::string_view a : argv) {
     args_.append(a);
     arg_ends_.push_back(static_cast<uint32_t>(args_.size()));
@@ -77,6 +77,30 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
   }
 }
 
+void ShardBatch::run_part(Engine& engine, Shard& shard, int proto, ClientSession* session,
+                          uint64_t txn, uint32_t parts) {
+  // A part never nests in another (Engine::drain_parts runs one drain at a time per thread):
+  // one vector of views per thread is enough.
+  thread_local std::vector<std::string_view> views;
+  ReplyWriter w(replies_, proto);
+  std::vector<size_t> logged;
+  for (const Command& c : commands_) {
+    views.clear();
+    uint32_t begin = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
+    for (uint32_t i = 0; i < c.argc; ++i) {
+      uint32_t end = arg_ends_[c.first_arg + i];
+      views.emplace_back(args_.data() + begin, end - begin);
+      begin = end;
+    }
+    ScopedTrackingCaller as(c.caller);
+    UncountedCall uncounted(!c.counted);
+    execute_command(*c.spec, views, engine, shard, false, session, c.db, w, nullptr, false,
+                    &logged);
+    reply_ends_.push_back(replies_.size());
+  }
+  shard.log().end_part(txn, parts);
+}
+
 void ShardBatch::add_unrun_of(const ShardBatch& from) {
   thread_local std::vector<std::string_view> views;
   for (size_t i = from.reply_ends_.size(); i < from.commands_.size(); ++i) {
@@ -88,7 +112,7 @@ void ShardBatch::add_unrun_of(const ShardBatch& from) {
       views.emplace_back(from.args_.data() + begin, end - begin);
       begin = end;
     }
-    add(*c.spec, views, c.db, c.caller);
+    add(*c.spec, views, c.db, c.caller, c.counted);
   }
 }
 

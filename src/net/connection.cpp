@@ -608,7 +608,35 @@ asio::awaitable<void> Connection::flush_atomic_run() {
   atomic_run_.clear();
 }
 
+asio::awaitable<void> Connection::run_split(SplitRun& run) {
+  auto initiation = [this, &run](auto handler) {
+    auto ex = asio::get_associated_executor(handler);
+    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+    run.start(engine_, shard_, session_.resp, [ex, shared] {
+      asio::post(ex, [shared]() mutable { std::move (*shared)(); });
+    });
+  };
+  co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
+                                                                       asio::use_awaitable);
+}
+
+asio::awaitable<void> Connection::flush_split_run() {
+  if (split_run_.empty()) {
+    co_return;
+  }
+  co_await run_split(split_run_);
+  // Clients the run woke on this thread's shard first, as after EXEC (connection_multi.cpp).
+  serve_blocked_now(engine_, engine_.shard(shard_));
+  for (size_t i = 0; i < split_run_.size(); ++i) {
+    out_ += split_run_.reply(i);
+  }
+  split_run_.clear();
+}
+
 asio::awaitable<void> Connection::flush_window() {
+  if (!split_run_.empty()) {
+    co_await flush_split_run();
+  }
   if (!atomic_run_.empty()) {
     co_await flush_atomic_run();
   }

@@ -231,7 +231,7 @@ Connection::Next Connection::route_here(Route& route, CommandPass& pass) {
   route_command(spec, args_, engine_, shard_, route, key_scratch_);
   caller_ = take_tracking_caller(session_, spec);
   if (route.kind != RouteKind::kLocal || (spec.flags & kBlocking) != 0 || !window_.empty() ||
-      !atomic_run_.empty()) {
+      cross_shard_pending()) {
     return Next::kAwait;
   }
   // Here, with nothing of this client pending elsewhere: what pipeline_command would decide
@@ -249,7 +249,7 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, Com
   // proves it (inventory_soldout.hpp); only with nothing of this client's pending elsewhere,
   // so that replies keep their order.
   const size_t answer_mark = out_.size();
-  if (route.kind == RouteKind::kRemote && window_.empty() && atomic_run_.empty() &&
+  if (route.kind == RouteKind::kRemote && window_.empty() && !cross_shard_pending() &&
       session_.db == 0) {  // beacons are for items of database 0
     ReplyWriter w(out_, session_.resp);
     pass.answered = answer_soldout_here(spec, args_, engine_, engine_.shard(shard_), w);
@@ -257,8 +257,8 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, Com
   const bool blocking = (spec.flags & kBlocking) != 0;
   const bool windowable = !pass.answered && route.keyed && !pass.suppress && !blocking &&
                           route.kind != RouteKind::kAtomic;
-  if (windowable && !atomic_run_.empty()) {
-    co_await flush_atomic_run();
+  if (windowable && cross_shard_pending()) {
+    co_await flush_window();
   }
   if (windowable) {
     const size_t target = route.kind == RouteKind::kRemote ? route.shard : shard_;
@@ -278,19 +278,26 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, Com
     }
   }
   if (route.kind == RouteKind::kAtomic && !pass.suppress && !blocking) {
-    if (!window_.empty()) {
+    // A call that splits by key and one that needs its shards parked do not share a run.
+    const bool splits = SplitRun::splits(spec, args_);
+    if (!window_.empty() || (splits ? !atomic_run_.empty() : !split_run_.empty())) {
       co_await flush_window();
     }
-    add_to_atomic_run(spec, route.shards);
+    if (splits) {
+      split_run_.add_split(spec, args_, session_.db, caller_, engine_);
+    } else {
+      add_to_atomic_run(spec, route.shards);
+    }
     in_.consume(pass.consumed);
-    if (atomic_run_.size() >= kWindowCommands || atomic_run_.arg_bytes() >= kWindowBytes ||
-        out_.size() >= kFlushThreshold) {
-      co_await flush_atomic_run();
+    const size_t commands = splits ? split_run_.size() : atomic_run_.size();
+    const size_t bytes = splits ? split_run_.arg_bytes() : atomic_run_.arg_bytes();
+    if (commands >= kWindowCommands || bytes >= kWindowBytes || out_.size() >= kFlushThreshold) {
+      co_await flush_window();
     }
     co_return Next::kNextCommand;
   }
   // Everything else runs after the commands before it: the window goes first.
-  if (!window_.empty() || !atomic_run_.empty()) {
+  if (!window_.empty() || cross_shard_pending()) {
     co_await flush_window();
   }
   pass.mark = pass.answered ? answer_mark : out_.size();

@@ -60,11 +60,15 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   // Which shards the queued commands touch, and whether one needs this client's session.
   std::vector<size_t> shards;
   bool needs_home = false;
+  // Each command keeps to one shard (or names no key): the transaction may run split.
+  bool splits = true;
   std::vector<std::string_view> views;
+  std::vector<size_t> own;
   for (const QueuedCommand& q : txn.queue) {
     views.assign(q.args.begin(), q.args.end());
     if (needs_every_shard(*q.spec, views)) {
       shards = engine_.all_shards();
+      splits = false;
       break;
     }
     if ((q.spec->flags & kConnection) != 0) {
@@ -75,8 +79,12 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       // A script may reach beyond its KEYS; undone there, it would take the transaction's
       // earlier commands with it, so a transaction with a script holds every shard.
       shards = engine_.all_shards();
+      splits = false;
       break;
     }
+    own.clear();
+    add_key_shards(*q.spec, views, engine_, own, key_scratch_);
+    splits = splits && own.size() <= 1;
     add_key_shards(*q.spec, views, engine_, shards, key_scratch_);
   }
 
@@ -134,7 +142,13 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   };
 
   size_t home = shard_;
-  if (shards.empty() || (shards.size() == 1 && shards[0] == home)) {
+  if (shards.size() > 1 && splits && !watch && !needs_home) {
+    // No WATCH to check at one instant, no command over several shards: each shard runs its
+    // commands as its part of one split run (split_run.hpp), no thread parked.
+    co_await exec_split(txn, refusals, caller);
+    out = std::move(exec_replies_);
+    exec_replies_.clear();
+  } else if (shards.empty() || (shards.size() == 1 && shards[0] == home)) {
     out = run(home, false);
   } else if (shards.size() == 1 && !needs_home) {
     size_t target = shards[0];
@@ -170,6 +184,38 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   // from this thread, ahead of anything this client sends them next.
   serve_blocked_now(engine_, engine_.shard(shard_));
   co_return out;
+}
+
+asio::awaitable<void> Connection::exec_split(const MultiState& txn,
+                                             const std::vector<std::string>& refusals,
+                                             const TrackingCaller& caller) {
+  std::vector<std::string_view> views;
+  std::vector<size_t> own;
+  std::vector<bool> ran(txn.queue.size(), false);
+  for (size_t i = 0; i < txn.queue.size(); ++i) {
+    if (!refusals[i].empty()) {
+      continue;
+    }
+    const QueuedCommand& q = txn.queue[i];
+    views.assign(q.args.begin(), q.args.end());
+    own.clear();
+    add_key_shards(*q.spec, views, engine_, own, key_scratch_);
+    exec_split_.add_to(own.empty() ? shard_ : own[0], *q.spec, views, session_.db, caller);
+    ran[i] = true;
+  }
+  co_await run_split(exec_split_);
+  ReplyWriter w(exec_replies_, session_.resp);
+  w.array(txn.queue.size());
+  size_t next = 0;
+  for (size_t i = 0; i < txn.queue.size(); ++i) {
+    if (!ran[i]) {
+      w.error(refusals[i]);
+      count_error_reply(engine_, refusals[i]);
+      continue;
+    }
+    exec_replies_ += exec_split_.reply(next++);
+  }
+  exec_split_.clear();
 }
 
 }  // namespace hotkv

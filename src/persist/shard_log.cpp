@@ -86,6 +86,22 @@ void ShardLog::end_record(uint64_t txn_id, uint32_t parts) {
   records_.fetch_add(1, std::memory_order_relaxed);
 }
 
+void ShardLog::end_part(uint64_t txn_id, uint32_t parts) {
+  if (!enabled()) {
+    if (encoder_.is_open()) {
+      encoder_.abandon();
+    }
+    return;
+  }
+  if (!encoder_.is_open()) {
+    encoder_.open();
+  }
+  uint64_t seq = last_seq_.load(std::memory_order_relaxed) + 1;
+  encoder_.close(txn_id, parts, seq);
+  last_seq_.store(seq, std::memory_order_relaxed);
+  records_.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool ShardLog::write_pending() {
   int fd = fd_.load(std::memory_order_relaxed);
   // A record still open stays in memory: only the closed records before it are written. (A

@@ -16,7 +16,7 @@ namespace hotkv {
 namespace {
 
 // Registry key of the set {protected table -> true} (weak keys).
-constexpr const char* kReadOnly = "hotkv_readonly_tables";
+constexpr const char* kReadOnlyRegistryKey = "hotkv_readonly_tables";
 // Registry keys of the metatable of the globals view (its __index decides what global names
 // read), of the scripts' globals and of FUNCTION LOAD's environment.
 constexpr const char* kGlobalsViewMeta = "hotkv_globals_view_meta";
@@ -49,7 +49,7 @@ bool is_protected(lua_State* L, int index) {
   if (!lua_istable(L, index)) {
     return false;
   }
-  lua_getfield(L, LUA_REGISTRYINDEX, kReadOnly);
+  lua_getfield(L, LUA_REGISTRYINDEX, kReadOnlyRegistryKey);
   lua_pushvalue(L, index);
   lua_rawget(L, -2);
   bool yes = lua_toboolean(L, -1) != 0;
@@ -59,7 +59,7 @@ bool is_protected(lua_State* L, int index) {
 
 void mark_protected(lua_State* L, int index) {
   index = index < 0 ? lua_gettop(L) + index + 1 : index;
-  lua_getfield(L, LUA_REGISTRYINDEX, kReadOnly);
+  lua_getfield(L, LUA_REGISTRYINDEX, kReadOnlyRegistryKey);
   lua_pushvalue(L, index);
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
@@ -161,7 +161,7 @@ void make_sandbox_readonly(lua_State* L) {
   lua_pushstring(L, "k");
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, kReadOnly);
+  lua_setfield(L, LUA_REGISTRYINDEX, kReadOnlyRegistryKey);
 
   wrap_global(L, "rawset", guarded_rawset);
   wrap_global(L, "setmetatable", guarded_rawset);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/shard/eviction.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/shard/slot.hpp"
@@ -112,7 +113,7 @@ std::shared_ptr<Engine::ParkState> Engine::park(size_t home, const std::vector<s
     ++expected;
     KeyspaceStats::bump(shard(home).cross_thread_messages());
     Shard* target = &shard(s);
-    asio::post(target->io(), [st, target] {
+    asio::post(target->io(), [this, st, target] {
       if (target->serving_while_busy()) {
         // This thread is inside a busy script (or parked for one): it cannot park for
         // another coordinator, who answers -BUSY instead of waiting.
@@ -121,6 +122,8 @@ std::shared_ptr<Engine::ParkState> Engine::park(size_t home, const std::vector<s
         st->arrived.notify_all();
         return;
       }
+      // The split operations scheduled before the coordinator's cut run here first.
+      drain_parts(target->id(), true);
       st->arrived.fetch_add(1, std::memory_order_acq_rel);
       st->arrived.notify_all();
       for (;;) {
@@ -203,6 +206,108 @@ bool Engine::any_script_busy(size_t home, const std::vector<size_t>& order) {
 void Engine::unlock(const std::vector<size_t>& order) {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     shard(*it).lock().release();
+  }
+}
+
+void Engine::schedule_parts(size_t home, std::vector<ShardPart> parts) {
+  {
+    std::lock_guard<std::mutex> g(schedule_mu_);
+    const uint64_t order = ++schedule_order_;
+    for (ShardPart& p : parts) {
+      shard(p.shard).parts().push(
+          PartQueue::Part{order, std::move(p.run), std::move(p.finish)});
+    }
+  }
+  bool here = false;
+  for (const ShardPart& p : parts) {
+    if (p.shard == home) {
+      here = true;
+    } else {
+      wake_parts(p.shard);
+    }
+  }
+  if (here) {
+    drain_parts(home, true);
+  }
+}
+
+void Engine::wake_parts(size_t s) {
+  Shard& target = shard(s);
+  if (!target.parts().claim_wake()) {
+    return;  // one is on its way and will find these parts too
+  }
+  KeyspaceStats::bump(target.cross_thread_messages());
+  asio::post(target.io(), [this, s] {
+    shard(s).parts().wake_arrived();
+    drain_parts(s, true);
+  });
+}
+
+namespace {
+thread_local bool draining_parts = false;
+}  // namespace
+
+void Engine::drain_parts(size_t s, bool finish_now) {
+  Shard& sh = shard(s);
+  if (!sh.parts().pending() || draining_parts) {
+    return;
+  }
+  if (sh.serving_while_busy() || sh.log().record_open()) {
+    // Inside a busy script (or the record of a command that has not ended): the parts would
+    // see or add to changes that are not whole yet. They run once it is over.
+    if (sh.serving_while_busy()) {
+      sh.defer_until_idle([this, s] { drain_parts(s, true); });
+    } else {
+      asio::post(sh.io(), [this, s] { drain_parts(s, true); });
+    }
+    return;
+  }
+  std::vector<PartQueue::Part> ready;
+  sh.parts().take(ready);
+  if (ready.empty()) {
+    return;
+  }
+  draining_parts = true;
+  struct Done {
+    ~Done() { draining_parts = false; }
+  } done;
+  for (PartQueue::Part& p : ready) {
+    p.run();
+  }
+  if (finish_now) {
+    DurabilityBarrier::pass(sh);
+    for (PartQueue::Part& p : ready) {
+      p.finish();
+    }
+    return;
+  }
+  auto finishes = std::make_shared<std::vector<PartQueue::Part>>(std::move(ready));
+  asio::post(sh.io(), [&sh, finishes] {
+    DurabilityBarrier::pass(sh);
+    for (PartQueue::Part& p : *finishes) {
+      p.finish();
+    }
+  });
+}
+
+void Engine::hold_parts(const std::vector<size_t>& order) {
+  std::lock_guard<std::mutex> g(schedule_mu_);
+  for (size_t s : order) {
+    shard(s).parts().hold(schedule_order_ + 1);
+  }
+}
+
+void Engine::release_parts(const std::vector<size_t>& order) {
+  {
+    std::lock_guard<std::mutex> g(schedule_mu_);
+    for (size_t s : order) {
+      shard(s).parts().release();
+    }
+  }
+  for (size_t s : order) {
+    if (shard(s).parts().pending()) {
+      wake_parts(s);
+    }
   }
 }
 

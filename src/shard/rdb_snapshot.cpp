@@ -24,8 +24,8 @@ namespace {
 // The Redis version an RDB of this format is written by (the redis-ver aux field: a loader
 // only logs it).
 constexpr const char* kRdbRedisVersion = "7.0.0";
-constexpr size_t kBatch = 1024;
-constexpr int kMaxBatchesInFlight = 64;
+constexpr size_t kSnapshotBatch = 1024;
+constexpr int kSnapshotBatchesInFlight = 64;
 
 struct LoadedKey {
   uint32_t db;
@@ -82,7 +82,7 @@ class EngineLoader : public RdbFileHandler {
     ++result_.keys_loaded;
     size_t target = engine_.shard_of(key);
     batches_[target].push_back(LoadedKey{db_, std::string(key), std::move(*v), expire_at_ms});
-    if (batches_[target].size() >= kBatch) {
+    if (batches_[target].size() >= kSnapshotBatch) {
       send(target);
     }
     return true;
@@ -110,7 +110,7 @@ class EngineLoader : public RdbFileHandler {
     if (batches_[target].empty()) {
       return;
     }
-    while (in_flight_->load() >= kMaxBatchesInFlight && !aborted()) {
+    while (in_flight_->load() >= kSnapshotBatchesInFlight && !aborted()) {
       std::this_thread::yield();
     }
     if (aborted()) {

@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import redis  # noqa: E402
 
 from server import (ConnectionClosed, DataDir, RawClient, RespError, Swarm, case,  # noqa: E402
-                    encode_command, expect_error, key_slot, run_cases, spread_keys)
+                    encode_command, expect_error, hotkv_only, key_slot, run_cases,
+                    spread_keys)
 
 import server as harness  # noqa: E402
 
@@ -290,6 +291,84 @@ def cross_shard_transactions_are_atomic_to_readers(t, srv):
     assert not errors, errors[:3]
     print("    %d transactions, %d reads" % (counts["tx"], counts["reads"]))
     assert counts["tx"] >= 10 and counts["reads"] >= 10, counts
+
+
+# Keeps its thread busy for ARGV[1] ms (under busy-reply-threshold), then increments KEYS[1].
+SPIN = """
+local t = redis.call('TIME')
+local start = t[1] * 1000 + t[2] / 1000
+repeat
+  t = redis.call('TIME')
+until t[1] * 1000 + t[2] / 1000 - start >= tonumber(ARGV[1])
+return redis.call('INCR', KEYS[1])
+"""
+
+
+def thread_of(c):
+    """The server thread a connection is on (CLIENT INFO's thread=), or None."""
+    info = c.call("CLIENT", "INFO")
+    info = info.decode() if isinstance(info, bytes) else info
+    for field in info.split():
+        if field.startswith("thread="):
+            return field[len("thread="):]
+    return None
+
+
+def pipelined(c, commands):
+    """Sends every command at once and reads their replies."""
+    c.send(b"".join(encode_command(*cmd) for cmd in commands))
+    return [c.read_reply() for _ in commands]
+
+
+@case
+@hotkv_only("which thread serves which shard")
+def transactions_over_other_shards_pass_one_stuck_on_a_busy_shard(t, srv):
+    """T1 = MULTI INCR k0 INCR k1 EXEC waits while a script keeps k0's thread busy for 800 ms.
+    T2 = MULTI INCR k1 INCR k2 EXEC, sent after T1, shares k1's shard with T1 but not k0's:
+    it is answered at once, before T1, and both count exactly. (Holding k1's shard until
+    k0's is free, as a transaction that parks threads does, would keep T2 waiting.)"""
+    if t.threads < 3:
+        print("    (needs three shards: nothing to show at --threads %d)" % t.threads)
+        return
+    k0, k1, k2 = spread_keys("pass:", t.threads)[:3]
+    with RawClient(srv.port) as s, RawClient(srv.port) as c1, RawClient(srv.port) as c2:
+        # Each client follows its keys to their shard's thread (connection migration).
+        for c, k in ((s, k0), (c1, k1), (c2, k2)):
+            for _ in range(40):
+                c.call("GET", k)
+        # Its first run holds every shard (a new script may reach any key): learned now.
+        assert s.call("EVAL", SPIN, 1, k0, 0) == 1
+        threads = [thread_of(c) for c in (s, c1, c2)]
+        assert None not in threads and len(set(threads)) == 3, threads
+        done = {}
+
+        def spin():
+            done["script"] = s.call("EVAL", SPIN, 1, k0, 800)
+
+        def first():
+            done["t1"] = pipelined(c1, [["MULTI"], ["INCR", k0], ["INCR", k1], ["EXEC"]])[-1]
+            done["t1_at"] = time.monotonic()
+
+        ts = threading.Thread(target=spin)
+        ts.start()
+        time.sleep(0.15)
+        t1 = threading.Thread(target=first)
+        t1.start()
+        time.sleep(0.1)
+        sent = time.monotonic()
+        out = pipelined(c2, [["MULTI"], ["INCR", k1], ["INCR", k2], ["EXEC"]])[-1]
+        answered = time.monotonic()
+        t1.join(timeout=10)
+        ts.join(timeout=10)
+        assert "t1" in done and "script" in done, done
+        took = answered - sent
+        assert took < 0.4, "T2 took %.3f s behind a transaction stuck on another shard" % took
+        assert done["t1_at"] > answered, "T1 should still wait for the script"
+        assert done["script"] == 2, done["script"]
+        assert done["t1"] == [3, 1] and out == [2, 1], (done["t1"], out)
+        assert [s.call("GET", k) for k in (k0, k1, k2)] == ["3", "2", "1"]
+        print("    T2 answered in %.1f ms while T1 waited %.0f ms" %
+              (took * 1000, (done["t1_at"] - sent) * 1000))
 
 
 # Moves ARGV[1] units from KEYS[1] to KEYS[2], or to the account ARGV[2] names when it is not

@@ -60,6 +60,14 @@ void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> a
 void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
                    Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch);
 
+// While one lives on this thread (and `on`), execute_command leaves the command out of its
+// statistics: a split command's parts after its first (split_run.hpp) count nothing.
+struct UncountedCall {
+  explicit UncountedCall(bool on);
+  ~UncountedCall();
+  bool outer;
+};
+
 // Runs the handler on `shard` (or, with multi_shard, with all involved shards parked) and
 // records statistics. `db` is the client's selected database: the command's keys are in it.
 // `block` (optional) lets a blocking command ask to wait instead of replying; `woken` marks a

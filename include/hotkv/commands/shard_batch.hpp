@@ -25,8 +25,10 @@ class ShardBatch {
  public:
   // Appends a command (its arguments are copied) to run in database `db` as `caller`'s (for
   // client-side caching). REQUIRES: the batch has not been run since the last clear().
+  // `counted`: false for a split command's parts after its first (split_run.hpp), so that
+  // the command counts once in its statistics.
   void add(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db,
-           const TrackingCaller& caller = {});
+           const TrackingCaller& caller = {}, bool counted = true);
   size_t size() const { return commands_.size(); }
   bool empty() const { return commands_.empty(); }
   // Bytes of arguments held (for the connection's bound on a window).
@@ -40,6 +42,12 @@ class ShardBatch {
   // left for the caller to write: the courier writes them once for a whole message.
   void run(Engine& engine, Shard& shard, int proto, ClientSession* session,
            bool multi_shard = false);
+
+  // Runs the batch as this shard's part of split operation `txn` (split_run.hpp): in order,
+  // its effects in one log record closed as one of `parts`, written even when empty. Owner
+  // thread of `shard`, or a coordinator while it is parked.
+  void run_part(Engine& engine, Shard& shard, int proto, ClientSession* session, uint64_t txn,
+                uint32_t parts);
 
   // After run(): true if it stopped before its end, at a script that must run again with
   // every shard (dispatch.hpp, take_rerun_request); replies exist for the commands before it.
@@ -68,6 +76,7 @@ class ShardBatch {
     uint32_t argc;
     uint32_t db;
     TrackingCaller caller;
+    bool counted;
   };
   std::string args_;
   std::vector<uint32_t> arg_ends_;

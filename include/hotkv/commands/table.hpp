@@ -63,6 +63,10 @@ enum CommandFlag : uint32_t {
   kRunsInMulti = 1u << 24,
   // EXEC: ends a transaction by running the connection's queued commands.
   kExec = 1u << 25,
+  // Its keys, each with the arguments after it up to the next key, may run as one call per
+  // shard that all answer alike (MSET): a call over several shards runs split, without
+  // parking a thread (split_run.hpp).
+  kSplitsByKey = 1u << 26,
 };
 
 struct KeySpec {

@@ -24,6 +24,7 @@
 #include "hotkv/commands/client_session.hpp"
 #include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/shard_batch.hpp"
+#include "hotkv/commands/split_run.hpp"
 #include "hotkv/net/client_socket.hpp"
 #include "hotkv/net/input_buffer.hpp"
 #include "hotkv/net/shard_courier.hpp"
@@ -238,6 +239,13 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // run instead of one per command. flush_window runs a pending run first.
   void add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards);
   asio::awaitable<void> flush_atomic_run();
+  // Consecutive pipelined calls that split by key (MSET over shards) run as one split run
+  // (split_run.hpp): one part per shard, no thread parked. flush_window runs it first.
+  asio::awaitable<void> flush_split_run();
+  // Starts `run` and resumes once its last part is done.
+  asio::awaitable<void> run_split(SplitRun& run);
+  // A split or atomic run is collecting commands.
+  bool cross_shard_pending() const { return !atomic_run_.empty() || !split_run_.empty(); }
   // Runs `work` on this thread with `shards` (sorted, unique) parked, in one run_atomic with
   // the cross-shard work of every other connection of this thread in the same loop turn.
   // `refuse` runs instead of `work` if a busy script holds one of the shards.
@@ -274,6 +282,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   bool queue_in_multi(const CommandSpec& spec);
   // EXEC: runs the queued commands atomically where their keys live and returns the reply.
   asio::awaitable<std::string> exec_transaction();
+  // EXEC's commands as a split run, one part per shard (split_run.hpp); the reply goes to
+  // exec_replies_. `refusals`: the ACL error in place of each refused command (else empty).
+  asio::awaitable<void> exec_split(const MultiState& txn, const std::vector<std::string>& refusals,
+                                   const TrackingCaller& caller);
 
   // Blocking commands (connection_blocking.cpp): runs the command; if it asks to block,
   // waits (without reading further input) until it is served, times out, is unblocked or the
@@ -360,6 +372,9 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   bool window_script_ = false;    // the window holds a script call
   bool window_one_shard_ = true;  // every windowed command is for window_.front()'s shard
   ShardBatch atomic_run_;
+  SplitRun split_run_;
+  SplitRun exec_split_;  // exec_split's run, kept for its buffers
+  std::string exec_replies_;
   ShardBatch rerun_;  // finish_stopped_batch's commands
   std::vector<size_t> atomic_shards_;  // sorted, unique
   // Migration: the other shard the latest keyed commands all went to, and how many in a row.

@@ -67,6 +67,9 @@ class ShardLog {
   bool has_unwritten() const { return !pending_.empty(); }
   // Closes the current record (or drops it if it is empty), numbering it last_seq() + 1.
   void end_record(uint64_t txn_id, uint32_t parts);
+  // Closes the current record as one part of a split operation (part_queue.hpp), empty if no
+  // effect was logged: its operation counted this shard among its `parts` before it ran.
+  void end_part(uint64_t txn_id, uint32_t parts);
   // The sequence number of the last record this log closed (0: none yet). Numbers increase by
   // one per record and are never reused: start-up continues after the highest one replayed
   // (set_last_seq, before the first record), and they go on across file switches. Any thread

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -243,25 +244,50 @@ class Engine {
       unlock(order);
       throw ShardsBusy();
     }
+    // The cut in the order of split operations (part_queue.hpp): the ones scheduled before
+    // it run on each shard before fn (the parked threads run theirs as they park), the ones
+    // after it once fn is over.
+    hold_parts(order);
     auto parked = park(home, order);
     if (parked->refused.load(std::memory_order_acquire) > 0) {
       unpark(parked);
+      release_parts(order);
       unlock(order);
       throw ShardsBusy();
     }
+    drain_parts(home, true);
     ParkScope scope(parked.get(), &order);
     stats_.atomic_operations.fetch_add(1, std::memory_order_relaxed);
     if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
       fn();
       unpark(parked);
+      release_parts(order);
       unlock(order);
     } else {
       auto result = fn();
       unpark(parked);
+      release_parts(order);
       unlock(order);
       co_return result;
     }
   }
+
+  // --- split operations (part_queue.hpp): several shards without parking any thread ---
+  struct ShardPart {
+    size_t shard = 0;
+    std::function<void()> run;     // on that shard, in the global order
+    std::function<void()> finish;  // after its log passed the barrier
+  };
+  // Schedules one operation: one part per shard (distinct shards), appended to every queue in
+  // one step of the global order. The other shards are woken; the part for `home`, the
+  // calling thread's shard, runs before this returns. Owner thread of `home`.
+  void schedule_parts(size_t home, std::vector<ShardPart> parts);
+  // Runs the parts waiting on shard `s` that may run now (none while a busy script's thread
+  // serves other handlers, or while a record is open there). With finish_now their finishes
+  // follow at once, after the log's barrier; without, they are posted to the shard's thread
+  // (the caller is about to run a command of its own). Owner thread of `s`, or a coordinator
+  // while `s` is parked for it.
+  void drain_parts(size_t s, bool finish_now);
 
   std::vector<size_t> all_shards() const;
 
@@ -301,6 +327,10 @@ class Engine {
   asio::awaitable<void> wait_for_lock(size_t s);
   std::shared_ptr<ParkState> park(size_t home, const std::vector<size_t>& order);
   static void unpark(const std::shared_ptr<ParkState>& st);
+  // The cut of a run_atomic in the order of split operations, and its end.
+  void hold_parts(const std::vector<size_t>& order);
+  void release_parts(const std::vector<size_t>& order);
+  void wake_parts(size_t s);
   void unlock(const std::vector<size_t>& order);
 
   Config& config_;
@@ -324,6 +354,9 @@ class Engine {
   const int64_t* manual_clock_ = nullptr;
   std::atomic<bool> loading_{false};
   std::atomic<uint64_t> next_txn_{1};
+  // The global order of split operations (part_queue.hpp).
+  std::mutex schedule_mu_;
+  uint64_t schedule_order_ = 0;
   class Persistence* persistence_ = nullptr;
   std::unique_ptr<RdbSaver> rdb_saver_;
 };

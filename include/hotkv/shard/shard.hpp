@@ -19,6 +19,7 @@
 #include "hotkv/persist/shard_log.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/keyspace.hpp"
+#include "hotkv/shard/part_queue.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard_lock.hpp"
 #include "hotkv/shard/soldout_index.hpp"
@@ -63,6 +64,8 @@ class Shard {
   void swap_dbs(uint32_t a, uint32_t b);
   ShardLog& log() { return log_; }
   ShardLock& lock() { return lock_; }
+  // Parts of multi-shard operations waiting to run here (part_queue.hpp; Engine::drain_parts).
+  PartQueue& parts() { return parts_; }
   // Clients blocked on this shard's keys (owner thread, or a coordinator while parked).
   BlockingRegistry& blocking() { return blocking_; }
   WatchRegistry& watches() { return watches_; }
@@ -188,6 +191,7 @@ class Shard {
   ShardLog log_;
   ShardLock lock_;
   BlockingRegistry blocking_;
+  PartQueue parts_;
   WatchRegistry watches_;
   ShardTracking tracking_;
   SoldOutIndex soldout_index_;
