@@ -309,8 +309,16 @@ start_server() {
   exit 1
 }
 
-# Server CPU time in clock ticks (user + system, all threads).
+# Context switches of the server's threads (voluntary and not, summed over its threads).
+ctx_switches() {
+  cat /proc/"$1"/task/*/status 2>/dev/null |
+    awk '/ctxt_switches/ { s += $2 } END { print s + 0 }'
+}
+
+# Server CPU time in clock ticks (user + system, all threads). Each call also logs the
+# server's context switches, so a run's window (its two calls) has its own count.
 cpu_ticks() {
+  ctx_switches "$1" >>"$workdir/ctx.$1"
   awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
 
@@ -853,12 +861,18 @@ for c in "${case_list[@]}"; do
   done
   for ((r = 1; r <= repeats; r++)); do
     for name in "${servers[@]}"; do
+      pid=${name}_pid
+      rm -f "$workdir/ctx.${!pid}"
       res=$(run_one "$name" "$c" "$r")
       echo "$res" >>"$workdir/$name.runs"
       read -r rps ticks n rps2 n2 <<<"$res"
       printf '%-26s run %d/%d %-14s %12.0f req/s %8.2f us CPU/req' "$(case_label "$c")" "$r" \
         "$repeats" "$name" "$rps" "$(awk -v t="$ticks" -v k="$clk_tck" -v n="$n" \
         'BEGIN { print t / k / n * 1e6 }')" >&2
+      if [[ -f $workdir/ctx.${!pid} ]] && (($(wc -l <"$workdir/ctx.${!pid}") == 2)); then
+        printf ' %6.3f ctx switches/req' "$(awk -v n="$n" 'NR == 1 { a = $1 }
+          NR == 2 { print ($1 - a) / n }' "$workdir/ctx.${!pid}")" >&2
+      fi
       if [[ -n $rps2 ]]; then
         printf '; %.0f PUBLISH/s, %.2f us CPU/PUBLISH' "$rps2" "$(awk -v t="$ticks" \
           -v k="$clk_tck" -v n="$n2" 'BEGIN { print t / k / n * 1e6 }')" >&2

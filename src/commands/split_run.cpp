@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "hotkv/commands/blocking.hpp"
-
 namespace hotkv {
 
 ShardBatch& SplitRun::batch(size_t shard) {
@@ -26,7 +24,8 @@ void SplitRun::add_split(const CommandSpec& spec, std::span<const std::string_vi
     split_args_.resize(engine.shard_count());
   }
   const size_t lead = engine.shard_of(argv[first]);
-  std::vector<size_t> touched;
+  std::vector<size_t>& touched = touched_;
+  touched.clear();
   for (size_t k = first; k + step <= argv.size(); k += step) {
     size_t s = engine.shard_of(argv[k]);
     std::vector<std::string_view>& part = split_args_[s];
@@ -61,29 +60,11 @@ void SplitRun::add_to(size_t shard, const CommandSpec& spec,
   }
 }
 
-void SplitRun::start(Engine& engine, size_t home, int proto, std::function<void()> done) {
-  state_ = std::make_shared<State>();
-  state_->remaining.store(used_.size(), std::memory_order_relaxed);
-  state_->done = std::move(done);
-  const uint64_t txn = used_.size() > 1 ? engine.next_txn_id() : 0;
-  const auto parts = static_cast<uint32_t>(used_.size());
-  std::vector<Engine::ShardPart> scheduled;
-  scheduled.reserve(used_.size());
-  for (size_t s : used_) {
-    ShardBatch* b = &batches_[s];
-    Engine* e = &engine;
-    std::shared_ptr<State> state = state_;
-    scheduled.push_back(Engine::ShardPart{
-        s, [e, b, s, proto, txn, parts] { b->run_part(*e, e->shard(s), proto, nullptr, txn, parts); },
-        [e, s, state] {
-          // The clients the part woke are served before the reply leaves, as after EXEC.
-          serve_blocked_now(*e, e->shard(s));
-          if (state->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            state->done();
-          }
-        }});
-  }
-  engine.schedule_parts(home, std::move(scheduled));
+void SplitRun::prepare(Engine& engine) { txn_ = used_.size() > 1 ? engine.next_txn_id() : 0; }
+
+void SplitRun::run_shard(Engine& engine, size_t s, int proto) {
+  batches_[s].run_part(engine, engine.shard(s), proto, nullptr, txn_,
+                       static_cast<uint32_t>(used_.size()));
 }
 
 std::string_view SplitRun::reply(size_t i) const {
@@ -97,7 +78,7 @@ void SplitRun::clear() {
   used_.clear();
   sources_.clear();
   arg_bytes_ = 0;
-  state_.reset();
+  txn_ = 0;
 }
 
 }  // namespace hotkv

@@ -609,12 +609,12 @@ asio::awaitable<void> Connection::flush_atomic_run() {
 }
 
 asio::awaitable<void> Connection::run_split(SplitRun& run) {
+  // With the other split runs of this thread's connections in the same loop turn: one
+  // schedule step, one wake-up per shard and one message back for all of them.
   auto initiation = [this, &run](auto handler) {
-    auto ex = asio::get_associated_executor(handler);
-    auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-    run.start(engine_, shard_, session_.resp, [ex, shared] {
-      asio::post(ex, [shared]() mutable { std::move (*shared)(); });
-    });
+    auto wait = std::make_shared<WindowWaitFor<decltype(handler)>>(std::move(handler));
+    wait->remaining = 1;
+    set_.courier(engine_, shard_).send_split(SplitParcel{&run, session_.resp, wait});
   };
   co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
                                                                        asio::use_awaitable);

@@ -2,11 +2,13 @@
 #include "hotkv/net/shard_courier.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/post.hpp>
 
+#include "hotkv/commands/blocking.hpp"
 #include "hotkv/shard/durability_barrier.hpp"
 
 namespace hotkv {
@@ -70,6 +72,69 @@ void ShardCourier::send_atomic(AtomicParcel parcel) {
     atomic_flush_posted_ = true;
     asio::post(engine_.shard(home_).io(), [this] { flush_atomic(); });
   }
+}
+
+void ShardCourier::send_split(SplitParcel parcel) {
+  split_outgoing_.push_back(std::move(parcel));
+  if (!split_flush_posted_) {
+    split_flush_posted_ = true;
+    asio::post(engine_.shard(home_).io(), [this] { flush_split(); });
+  }
+}
+
+void ShardCourier::flush_split() {
+  split_flush_posted_ = false;
+  // Shared by the parts: the runs, and how many shards have still to finish.
+  struct Operation {
+    SplitBag runs;
+    std::atomic<size_t> remaining{0};
+  };
+  auto op = std::make_shared<Operation>();
+  op->runs.swap(split_outgoing_);
+  std::vector<size_t> shards;
+  for (SplitParcel& p : op->runs) {
+    p.run->prepare(engine_);
+    shards.insert(shards.end(), p.run->shards().begin(), p.run->shards().end());
+  }
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+  op->remaining.store(shards.size(), std::memory_order_relaxed);
+  Engine* engine = &engine_;
+  Shard* home = &engine_.shard(home_);
+  std::vector<Engine::ShardPart> parts;
+  parts.reserve(shards.size());
+  for (size_t s : shards) {
+    auto run = [engine, op, s] {
+      for (SplitParcel& p : op->runs) {
+        const std::vector<size_t>& own = p.run->shards();
+        if (std::find(own.begin(), own.end(), s) != own.end()) {
+          p.run->run_shard(*engine, s, p.proto);
+        }
+      }
+    };
+    auto finish = [engine, home, op, s] {
+      // The clients the parts woke are served before the replies leave, as after EXEC.
+      serve_blocked_now(*engine, engine->shard(s));
+      if (op->remaining.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+        return;
+      }
+      auto resume_all = [op] {
+        for (SplitParcel& p : op->runs) {
+          if (--p.wait->remaining == 0) {
+            p.wait->resume();
+          }
+        }
+      };
+      if (&engine->shard(s) == home) {
+        resume_all();
+      } else {
+        KeyspaceStats::bump(engine->shard(s).cross_thread_messages());
+        asio::post(home->io(), std::move(resume_all));
+      }
+    };
+    parts.push_back(Engine::ShardPart{s, std::move(run), std::move(finish)});
+  }
+  engine_.schedule_parts(home_, std::move(parts));
 }
 
 void ShardCourier::flush_atomic() {

@@ -6,13 +6,12 @@
 // MULTI/EXEC.
 //
 // What a transaction over k shards costs: one schedule step (a lock held while k parts are
-// appended), k - 1 wake-ups posted to the other threads (one per thread however many parts
-// wait there), and one message back to the client's thread when the last part is done.
+// appended) shared with the other runs of its thread's loop turn, at most k - 1 wake-ups
+// posted to the other threads (one per thread however many parts wait there), and one
+// message back to the client's thread when the last part is done, also shared.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -47,10 +46,14 @@ class SplitRun {
   bool empty() const { return sources_.empty(); }
   size_t arg_bytes() const { return arg_bytes_; }
 
-  // Schedules the parts (Engine::schedule_parts) from shard `home`'s thread; `done` runs on
-  // the thread of whichever part finishes last, once every part ran and passed its shard's
-  // durability barrier. The run must outlive `done`.
-  void start(Engine& engine, size_t home, int proto, std::function<void()> done);
+  // The shards the run has a part on, and running that part: the shard's commands in order,
+  // its log record closed as one part of the run (ShardBatch::run_part). prepare() first,
+  // once, on the client's thread; run_shard on shard `s`'s thread (or a coordinator while it
+  // is parked). The net layer schedules the parts (Engine::schedule_parts), several runs of
+  // one loop turn together (ShardCourier::send_split).
+  const std::vector<size_t>& shards() const { return used_; }
+  void prepare(Engine& engine);
+  void run_shard(Engine& engine, size_t s, int proto);
   // The reply of call i, once done.
   std::string_view reply(size_t i) const;
   void clear();
@@ -66,11 +69,8 @@ class SplitRun {
   std::vector<Source> sources_;
   size_t arg_bytes_ = 0;
   std::vector<std::vector<std::string_view>> split_args_;  // per shard, while splitting
-  struct State {
-    std::atomic<size_t> remaining{0};
-    std::function<void()> done;
-  };
-  std::shared_ptr<State> state_;
+  std::vector<size_t> touched_;                            // add_split's shards
+  uint64_t txn_ = 0;
 };
 
 }  // namespace hotkv

@@ -16,6 +16,7 @@
 #include <asio/awaitable.hpp>
 
 #include "hotkv/commands/shard_batch.hpp"
+#include "hotkv/commands/split_run.hpp"
 #include "hotkv/shard/engine.hpp"
 
 namespace hotkv {
@@ -51,6 +52,14 @@ struct AtomicParcel {
   std::shared_ptr<WindowWait> wait;
 };
 
+// One connection's split run (split_run.hpp): its parts run on their shards without parking
+// any thread; `wait` resumes once every part of it ran.
+struct SplitParcel {
+  SplitRun* run = nullptr;
+  int proto = 2;
+  std::shared_ptr<WindowWait> wait;
+};
+
 class ShardCourier {
  public:
   ShardCourier(Engine& engine, size_t home);
@@ -63,11 +72,18 @@ class ShardCourier {
   // turn, by any connection of this thread, executes in one run_atomic over the union of
   // their shards, one after the other in arrival order; one rendezvous for all of them.
   void send_atomic(AtomicParcel parcel);
+  // Owner thread. Queues a split run: every run handed over in one loop turn is scheduled as
+  // one operation (Engine::schedule_parts), a part per shard holding each run's commands for
+  // it in arrival order; one wake-up per shard and one message back for all of them.
+  void send_split(SplitParcel parcel);
 
  private:
   using AtomicBag = std::vector<AtomicParcel>;
   void flush_atomic();
   asio::awaitable<void> run_atomic_bag(AtomicBag bag);
+
+  using SplitBag = std::vector<SplitParcel>;
+  void flush_split();
 
   using Bag = std::vector<Parcel>;
   void flush();
@@ -83,6 +99,8 @@ class ShardCourier {
   bool flush_posted_ = false;
   AtomicBag atomic_outgoing_;
   bool atomic_flush_posted_ = false;
+  SplitBag split_outgoing_;
+  bool split_flush_posted_ = false;
 };
 
 }  // namespace hotkv
