@@ -17,6 +17,7 @@ Run: /usr/bin/python3 test_transactions.py --server build/hotkv --threads 4   (o
 """
 
 import os
+import random
 import signal
 import sys
 import threading
@@ -27,9 +28,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import redis  # noqa: E402
 
-from server import (ConnectionClosed, DataDir, RawClient, RespError, Swarm, case,  # noqa: E402
-                    encode_command, expect_error, hotkv_only, key_slot, run_cases,
+from server import (ConnectionClosed, DataDir, RawClient, RespError, Server, Swarm,  # noqa: E402
+                    case, encode_command, expect_error, hotkv_only, key_slot, run_cases,
                     spread_keys)
+
+import dataset  # noqa: E402
 
 import server as harness  # noqa: E402
 
@@ -465,6 +468,109 @@ def random_mix_of_transactions_scripts_and_msets_keeps_every_invariant(t, srv):
         final = dict(zip(accounts, (int(v) for v in c.call("MGET", *accounts))))
         assert final == expected, {a: (final[a], expected[a]) for a in accounts
                                    if final[a] != expected[a]}
+
+
+# Moves ARGV[1] units from KEYS[1] to KEYS[2] and answers the amount.
+MOVE = "redis.call('DECRBY', KEYS[1], ARGV[1]) redis.call('INCRBY', KEYS[2], ARGV[1]) return ARGV[1]"
+
+
+def commuting_steps(cid, rounds, accounts):
+    """Connection cid's steps: (commands, deterministic) pairs, where deterministic[i] says
+    whether reply i is the same in every order the server may interleave connections (the
+    commands that touch only this connection's own keys, or shared keys whose reply does not
+    depend on order). Shared keys get only commuting changes, so the final state is one."""
+    rnd = random.Random(9000 + cid)
+    own = "own:%d:" % cid
+    steps = []
+    for r in range(rounds):
+        a, b = rnd.sample(accounts, 2)
+        amount = rnd.randrange(1, 50)
+        kind = rnd.randrange(6)
+        if kind == 0:
+            steps.append(([["MULTI"], ["DECRBY", a, amount], ["INCRBY", b, amount], ["EXEC"]],
+                          [True, True, True, False]))
+        elif kind == 1:
+            steps.append(([["EVAL", MOVE, 2, a, b, amount]], [True]))
+        elif kind == 2:
+            pairs = []
+            for j in range(rnd.randrange(2, 8)):
+                pairs += [own + "k%d" % rnd.randrange(20), "v%d.%d" % (r, j)]
+            steps.append(([["MSET"] + pairs], [True]))
+        elif kind == 3:
+            steps.append(([["MULTI"], ["SET", own + "k%d" % rnd.randrange(20), "t%d" % r],
+                           ["INCR", own + "ctr"], ["HSET", own + "h", "f%d" % rnd.randrange(5), r],
+                           ["SADD", "shared:set", "%d:%d" % (cid, r)],
+                           ["RPUSH", own + "list", r], ["EXEC"]],
+                          [True] * 7))
+        elif kind == 4:
+            steps.append(([["INCRBY", "shared:ctr", amount],
+                           ["HINCRBY", "shared:h", "f%d" % (amount % 4), amount],
+                           ["ZINCRBY", "shared:z", amount, "m%d" % (amount % 6)],
+                           ["SADD", "shared:set", "s%d:%d" % (cid, r)]],
+                          [False, False, False, True]))
+        else:
+            keys = [own + "k%d" % rnd.randrange(20) for _ in range(rnd.randrange(2, 6))]
+            steps.append(([["MGET"] + keys, ["GET", own + "ctr"], ["LRANGE", own + "list", 0, -1]],
+                          [True, True, True]))
+    return steps
+
+
+def run_commuting_mix(port, connections, rounds, accounts):
+    """Runs every connection's steps at once; returns each connection's deterministic replies."""
+    results = [None] * connections
+    errors = []
+
+    def worker(cid):
+        try:
+            out = []
+            with RawClient(port) as c:
+                for commands, deterministic in commuting_steps(cid, rounds, accounts):
+                    replies = pipelined(c, commands)
+                    for reply, keep in zip(replies, deterministic):
+                        if isinstance(reply, RespError):
+                            errors.append("connection %d: %s -> %s" % (cid, commands, reply))
+                        out.append(reply if keep else type(reply).__name__)
+            results[cid] = out
+        except Exception as e:  # noqa: BLE001 - reported by the test
+            errors.append("connection %d: %r" % (cid, e))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(connections)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=120)
+    assert not any(th.is_alive() for th in threads), "a connection did not finish"
+    assert not errors, errors[:3]
+    return results
+
+
+@case
+def random_commuting_mix_matches_redis_server(t, srv):
+    """50 connections at once send a seeded random mix: transfers by MULTI/EXEC and by script
+    between accounts on different shards, MSETs and transactions of their own keys over
+    shards, commuting single-key changes of shared keys, reads. Every reply that does not
+    depend on the interleaving equals redis-server's for the same mix, and so does the final
+    data set (every key, type, value)."""
+    accounts = spread_keys("acct:", 8)
+    connections, rounds = 50, 40
+
+    def run(server):
+        with server.raw() as c:
+            for a in accounts:
+                c.call("SET", a, 1000)
+        replies = run_commuting_mix(server.port, connections, rounds, accounts)
+        return replies, dataset.snapshot(server, dbs=[0])
+
+    got, got_data = run(srv)
+    with Server("redis") as ref:
+        want, want_data = run(ref)
+    for cid in range(connections):
+        assert got[cid] == want[cid], "connection %d: %s" % (cid, next(
+            (i, g, w) for i, (g, w) in enumerate(zip(got[cid], want[cid])) if g != w))
+    dataset.compare(got_data, want_data)
+    total = sum(int(v[1]) for k, v in got_data.items() if k[1].startswith("acct:"))
+    assert total == 8 * 1000, total
+    print("    %d connections x %d steps; %d keys alike" % (connections, rounds, len(got_data)))
 
 
 def tx_writer(port, keys, wid, start, stop, acked):
