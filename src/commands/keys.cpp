@@ -359,10 +359,10 @@ void object_keys(std::span<const std::string_view> argv, std::vector<size_t>& ou
 
 void register_keys(Table& t) {
   // clang-format off
-  t.add({"DEL",       -2, kWrite, keys(1, -1, 1), cmd_del, "generic", "DEL key [key ...]", "Deletes one or more keys."});
-  t.add({"UNLINK",    -2, kWrite | kFast, keys(1, -1, 1), cmd_del, "generic", "UNLINK key [key ...]", "Asynchronously deletes one or more keys."});
-  t.add({"EXISTS",    -2, kReadOnly | kFast, keys(1, -1, 1), cmd_exists, "generic", "EXISTS key [key ...]", "Determines whether one or more keys exist."});
-  t.add({"TOUCH",     -2, kReadOnly | kFast, keys(1, -1, 1), cmd_touch,  "generic", "TOUCH key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed."});
+  t.add({"DEL",       -2, kWrite | kSplitsByKey | kSplitSums, keys(1, -1, 1), cmd_del, "generic", "DEL key [key ...]", "Deletes one or more keys."});
+  t.add({"UNLINK",    -2, kWrite | kFast | kSplitsByKey | kSplitSums, keys(1, -1, 1), cmd_del, "generic", "UNLINK key [key ...]", "Asynchronously deletes one or more keys."});
+  t.add({"EXISTS",    -2, kReadOnly | kFast | kSplitsByKey | kSplitSums, keys(1, -1, 1), cmd_exists, "generic", "EXISTS key [key ...]", "Determines whether one or more keys exist."});
+  t.add({"TOUCH",     -2, kReadOnly | kFast | kSplitsByKey | kSplitSums, keys(1, -1, 1), cmd_touch,  "generic", "TOUCH key [key ...]", "Returns the number of existing keys out of those specified after updating the time they were last accessed."});
   t.add({"TYPE",       2, kReadOnly | kFast, keys(1, 1, 1), cmd_type, "generic", "TYPE key", "Determines the type of value stored at a key."});
   t.add({"RENAME",     3, kWrite, keys(1, 2, 1), cmd_rename, "generic", "RENAME key newkey", "Renames a key and overwrites the destination."});
   t.add({"RENAMENX",   3, kWrite | kFast, keys(1, 2, 1), cmd_renamenx, "generic", "RENAMENX key newkey", "Renames a key only when the target key name doesn't exist."});

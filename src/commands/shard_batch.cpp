@@ -83,7 +83,9 @@ void ShardBatch::run_part(Engine& engine, Shard& shard, int proto, ClientSession
   // one vector of views per thread is enough.
   thread_local std::vector<std::string_view> views;
   ReplyWriter w(replies_, proto);
+  // parts == 0: a run that only reads; each command keeps its own record (a lazy expiry).
   std::vector<size_t> logged;
+  std::vector<size_t>* open_logs = parts > 0 ? &logged : nullptr;
   for (const Command& c : commands_) {
     views.clear();
     uint32_t begin = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
@@ -95,10 +97,12 @@ void ShardBatch::run_part(Engine& engine, Shard& shard, int proto, ClientSession
     ScopedTrackingCaller as(c.caller);
     UncountedCall uncounted(!c.counted);
     execute_command(*c.spec, views, engine, shard, false, session, c.db, w, nullptr, false,
-                    &logged);
+                    open_logs);
     reply_ends_.push_back(replies_.size());
   }
-  shard.log().end_part(txn, parts);
+  if (parts > 0) {
+    shard.log().end_part(txn, parts);
+  }
 }
 
 void ShardBatch::add_unrun_of(const ShardBatch& from) {

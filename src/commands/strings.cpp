@@ -573,7 +573,7 @@ void register_strings(Table& t) {
   t.add({"GETSET",      3, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_getset, "string", "GETSET key value", "Returns the previous string value of a key after setting it to a new value."});
   t.add({"GETDEL",      2, kWrite | kFast, keys(1, 1, 1), cmd_getdel, "string", "GETDEL key", "Returns the string value of a key after deleting the key."});
   t.add({"GETEX",      -2, kWrite | kFast, keys(1, 1, 1), cmd_getex, "string", "GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]", "Returns the string value of a key after setting its expiration time."});
-  t.add({"MGET",       -2, kReadOnly | kFast, keys(1, -1, 1), cmd_mget, "string", "MGET key [key ...]", "Atomically returns the string values of one or more keys."});
+  t.add({"MGET",       -2, kReadOnly | kFast | kSplitsByKey | kSplitGathers, keys(1, -1, 1), cmd_mget, "string", "MGET key [key ...]", "Atomically returns the string values of one or more keys."});
   t.add({"MSET",       -3, kWrite | kDenyOom | kSplitsByKey, keys(1, -1, 2), cmd_mset, "string", "MSET key value [key value ...]", "Atomically creates or modifies the string values of one or more keys."});
   t.add({"MSETNX",     -3, kWrite | kDenyOom, keys(1, -1, 2), cmd_msetnx, "string", "MSETNX key value [key value ...]", "Atomically modifies the string values of one or more keys only when all keys don't exist."});
   t.add({"APPEND",      3, kWrite | kDenyOom | kFast, keys(1, 1, 1), cmd_append, "string", "APPEND key value", "Appends a string to the value of a key. Creates the key if it doesn't exist."});

@@ -628,7 +628,7 @@ asio::awaitable<void> Connection::flush_split_run() {
   // Clients the run woke on this thread's shard first, as after EXEC (connection_multi.cpp).
   serve_blocked_now(engine_, engine_.shard(shard_));
   for (size_t i = 0; i < split_run_.size(); ++i) {
-    out_ += split_run_.reply(i);
+    split_run_.append_reply(i, out_);
   }
   split_run_.clear();
 }

@@ -213,7 +213,7 @@ asio::awaitable<void> Connection::exec_split(const MultiState& txn,
       count_error_reply(engine_, refusals[i]);
       continue;
     }
-    exec_replies_ += exec_split_.reply(next++);
+    exec_split_.append_reply(next++, exec_replies_);
   }
   exec_split_.clear();
 }

@@ -122,8 +122,9 @@ std::shared_ptr<Engine::ParkState> Engine::park(size_t home, const std::vector<s
         st->arrived.notify_all();
         return;
       }
-      // The split operations scheduled before the coordinator's cut run here first.
-      drain_parts(target->id(), true);
+      // The split operations scheduled before the coordinator's cut run here first; their
+      // finishes once this thread is back from the park.
+      drain_parts(target->id(), false);
       st->arrived.fetch_add(1, std::memory_order_acq_rel);
       st->arrived.notify_all();
       for (;;) {

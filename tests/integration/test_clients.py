@@ -18,10 +18,54 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import redis  # noqa: E402
 
-from server import (case, expect_error, expect_error_prefix, hotkv_only, run_cases,  # noqa: E402
-                    spread_keys)
+from server import (Server, case, encode_command, expect_error,  # noqa: E402
+                    expect_error_prefix, hotkv_only, run_cases, spread_keys)
 
 NOT_INT = "ERR value is not an integer or out of range"
+
+
+@case
+def multi_key_commands_over_shards_answer_byte_for_byte_like_redis(t, srv):
+    """MGET, EXISTS, TOUCH, DEL, UNLINK and MSET over keys of every shard (repeated keys, keys
+    missing, a key of another type), pipelined and alone, in RESP2 and RESP3: the same bytes
+    as redis-server."""
+    keys = spread_keys("mk:", 4)
+    script = [
+        ["MSET", keys[0], "a", keys[1], "b", keys[2], "c", keys[3], "d"],
+        ["RPUSH", "mk:list", "x"],
+        ["MGET", keys[3], "nope", keys[0], keys[2], keys[3], "mk:list", keys[1]],
+        ["EXISTS", keys[0], keys[0], "nope", keys[3], "mk:list"],
+        ["TOUCH", keys[1], "nope", keys[2]],
+        ["MSET", keys[0], "A", keys[3], "D", keys[0], "AA"],
+        ["MGET", keys[0], keys[3]],
+        ["DEL", keys[0], "nope", keys[1], keys[1]],
+        ["UNLINK", keys[2], keys[3], "mk:list"],
+        ["MGET", keys[0], keys[1], keys[2], keys[3]],
+        ["EXISTS", keys[0], keys[1], keys[2], keys[3]],
+        ["MSET", keys[0], "1", keys[1]],
+        ["MGET"],
+    ]
+
+    def replies(server, proto, together):
+        out = []
+        with server.raw() as c:
+            c.call("FLUSHALL")
+            if proto == 3:
+                c.call("HELLO", 3)
+            if together:
+                c.send(b"".join(encode_command(*cmd) for cmd in script))
+                out = [c.read_reply_bytes() for _ in script]
+            else:
+                out = [c.call_bytes(*cmd) for cmd in script]
+        return out
+
+    with Server("redis") as ref:
+        for proto in (2, 3):
+            for together in (False, True):
+                got = replies(srv, proto, together)
+                want = replies(ref, proto, together)
+                for cmd, g, w in zip(script, got, want):
+                    assert g == w, "RESP%d %s: %r, redis-server %r" % (proto, cmd, g, w)
 
 
 @case

@@ -44,8 +44,8 @@ class ShardBatch {
            bool multi_shard = false);
 
   // Runs the batch as this shard's part of split operation `txn` (split_run.hpp): in order,
-  // its effects in one log record closed as one of `parts`, written even when empty. Owner
-  // thread of `shard`, or a coordinator while it is parked.
+  // its effects in one log record closed as one of `parts`, written even when empty (parts 0:
+  // a run that only reads, whose commands keep their own records). Owner thread of `shard`.
   void run_part(Engine& engine, Shard& shard, int proto, ClientSession* session, uint64_t txn,
                 uint32_t parts);
 

@@ -36,7 +36,9 @@ class SplitRun {
   }
 
   // Adds a kSplitsByKey call: each key, with the arguments up to the next key, goes to its
-  // shard's part; the part of the first key's shard answers for the call and counts it.
+  // shard's part; the part of the first key's shard counts the call. The parts' replies make
+  // the call's: alike (MSET: the first key's part answers), added up (kSplitSums: DEL,
+  // EXISTS) or gathered back into key order (kSplitGathers: MGET).
   void add_split(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db,
                  const TrackingCaller& caller, Engine& engine);
   // Adds a call whose keys all live on `shard` (a transaction's command).
@@ -54,16 +56,28 @@ class SplitRun {
   const std::vector<size_t>& shards() const { return used_; }
   void prepare(Engine& engine);
   void run_shard(Engine& engine, size_t s, int proto);
-  // The reply of call i, once done.
-  std::string_view reply(size_t i) const;
+  // Appends the reply of call i, once done.
+  void append_reply(size_t i, std::string& out) const;
   void clear();
 
  private:
   ShardBatch& batch(size_t shard);
-  struct Source {
+  // Where call i's reply comes from: parts_[first, first + count) (one for a whole call),
+  // the first one the lead; for a gathered reply, keys_[first_key...] names each key's
+  // shard in the call's order.
+  struct Part {
     uint32_t shard;
-    uint32_t index;
+    uint32_t index;  // in that shard's batch
   };
+  struct Source {
+    uint32_t first;
+    uint32_t count;
+    uint32_t first_key;
+    uint32_t key_count;  // gathered: how many keys
+    uint32_t flags;  // the command's (kSplitSums, kSplitGathers)
+  };
+  std::vector<Part> parts_;
+  std::vector<uint32_t> keys_;
   std::vector<ShardBatch> batches_;  // indexed by shard, sized on first use
   std::vector<size_t> used_;         // shards with a part, in the order first used
   std::vector<Source> sources_;
@@ -71,6 +85,7 @@ class SplitRun {
   std::vector<std::vector<std::string_view>> split_args_;  // per shard, while splitting
   std::vector<size_t> touched_;                            // add_split's shards
   uint64_t txn_ = 0;
+  bool writes_ = false;  // a call may write: the parts form one logged operation
 };
 
 }  // namespace hotkv

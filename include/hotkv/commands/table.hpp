@@ -67,6 +67,9 @@ enum CommandFlag : uint32_t {
   // shard that all answer alike (MSET): a call over several shards runs split, without
   // parking a thread (split_run.hpp).
   kSplitsByKey = 1u << 26,
+  // How a split call's parts make its reply (neither: every part answers alike, MSET):
+  kSplitSums = 1u << 27,     // the parts' integers added up (DEL, UNLINK, EXISTS, TOUCH)
+  kSplitGathers = 1u << 28,  // the parts' elements back in key order (MGET)
 };
 
 struct KeySpec {

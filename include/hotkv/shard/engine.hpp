@@ -255,7 +255,9 @@ class Engine {
       unlock(order);
       throw ShardsBusy();
     }
-    drain_parts(home, true);
+    // Their finishes (serving woken clients, answering) wait for the loop: not with shards
+    // parked.
+    drain_parts(home, false);
     ParkScope scope(parked.get(), &order);
     stats_.atomic_operations.fetch_add(1, std::memory_order_relaxed);
     if constexpr (std::is_void_v<std::invoke_result_t<F>>) {

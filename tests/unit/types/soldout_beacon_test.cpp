@@ -30,8 +30,14 @@ TEST_CASE("The beacon's filter has no false negatives and few false positives", 
     false_positives += b.may_have_hold("order-" + std::to_string(i)) ? 1 : 0;
   }
   CHECK(false_positives < 1000);  // under 1% at 16+ bits per id
-  // Ids and owners are different names: an owner called like a hold id is not found.
-  CHECK_FALSE(b.may_have_owner("order-1"));
+  // Ids and owners are different names: hold ids asked as owners are found no more often
+  // than the filter's false positives (one given name may be one of them: the hash is seeded
+  // per process).
+  int owner_hits = 0;
+  for (int i = 0; i < 10000; ++i) {
+    owner_hits += b.may_have_owner("order-" + std::to_string(i)) ? 1 : 0;
+  }
+  CHECK(owner_hits < 200);
   b.add_owner("customer:1");
   CHECK(b.may_have_owner("customer:1"));
   CHECK_FALSE(b.full());
