@@ -279,7 +279,7 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, Com
   }
   if (route.kind == RouteKind::kAtomic && !pass.suppress && !blocking) {
     // A call that splits by key and one that needs its shards parked do not share a run.
-    const bool splits = SplitRun::splits(spec, args_);
+    const bool splits = SplitRun::splits(spec, args_, engine_);
     if (!window_.empty() || (splits ? !atomic_run_.empty() : !split_run_.empty())) {
       co_await flush_window();
     }

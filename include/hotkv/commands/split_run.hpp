@@ -27,12 +27,21 @@ class SplitRun {
   // Whether a call whose keys span shards can run as one call per shard: a kSplitsByKey
   // command whose arguments are whole groups (a key and the arguments up to the next); any
   // other call (MSET with a key missing its value) runs whole, and its handler answers it.
-  static bool splits(const CommandSpec& spec, std::span<const std::string_view> argv) {
-    if ((spec.flags & kSplitsByKey) == 0 || spec.keys.first <= 0 || spec.keys.step <= 0) {
+  static bool splits(const CommandSpec& spec, std::span<const std::string_view> argv,
+                     Engine& engine) {
+    if ((spec.flags & kSplitsByKey) == 0 || spec.keys.first <= 0 || spec.keys.step <= 0 ||
+        !events_allow_split(engine)) {
       return false;
     }
     const auto first = static_cast<size_t>(spec.keys.first);
     return argv.size() > first && (argv.size() - first) % static_cast<size_t>(spec.keys.step) == 0;
+  }
+
+  // Parts on different shards raise their keyspace events as they run, not in the call's key
+  // order: with notify-keyspace-events on, calls over several shards keep run_atomic, whose
+  // events follow the keys (and the transaction's commands) as Redis's do.
+  static bool events_allow_split(Engine& engine) {
+    return engine.config().notify_keyspace_events.load(std::memory_order_relaxed) == 0;
   }
 
   // Adds a kSplitsByKey call: each key, with the arguments up to the next key, goes to its
