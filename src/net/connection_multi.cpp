@@ -143,7 +143,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
 
   size_t home = shard_;
   if (shards.size() > 1 && splits && !watch && !needs_home &&
-      SplitRun::events_allow_split(engine_)) {
+      SplitRun::events_allow_split(engine_) && SplitRun::writes_may_split(engine_)) {
     // No WATCH to check at one instant, no command over several shards: each shard runs its
     // commands as its part of one split run (split_run.hpp), no thread parked.
     co_await exec_split(txn, refusals, caller);
