@@ -26,6 +26,16 @@ void clear_keeping_small(T& buf, size_t keep) {
 
 }  // namespace
 
+void ShardBatch::views_of(const Command& c, std::vector<std::string_view>& views) const {
+  views.clear();
+  uint32_t begin = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
+  for (uint32_t i = 0; i < c.argc; ++i) {
+    uint32_t end = arg_ends_[c.first_arg + i];
+    views.emplace_back(args_.data() + begin, end - begin);
+    begin = end;
+  }
+}
+
 void ShardBatch::add(const CommandSpec& spec, std::span<const std::string_view> argv, uint32_t db,
                      const TrackingCaller& caller, bool counted) {
   commands_.push_back(Command{&spec, static_cast<uint32_t>(arg_ends_.size()),
@@ -56,13 +66,7 @@ void ShardBatch::run(Engine& engine, Shard& shard, int proto, ClientSession* ses
   } nesting(depth);
   ReplyWriter w(replies_, proto);
   for (const Command& c : commands_) {
-    views.clear();
-    uint32_t begin = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
-    for (uint32_t i = 0; i < c.argc; ++i) {
-      uint32_t end = arg_ends_[c.first_arg + i];
-      views.emplace_back(args_.data() + begin, end - begin);
-      begin = end;
-    }
+    views_of(c, views);
     ScopedTrackingCaller as(c.caller);
     execute_command(*c.spec, views, engine, shard, multi_shard, session, c.db, w);
     if (take_rerun_request()) {
@@ -87,13 +91,7 @@ void ShardBatch::run_part(Engine& engine, Shard& shard, int proto, ClientSession
   std::vector<size_t> logged;
   std::vector<size_t>* open_logs = parts > 0 ? &logged : nullptr;
   for (const Command& c : commands_) {
-    views.clear();
-    uint32_t begin = c.first_arg == 0 ? 0 : arg_ends_[c.first_arg - 1];
-    for (uint32_t i = 0; i < c.argc; ++i) {
-      uint32_t end = arg_ends_[c.first_arg + i];
-      views.emplace_back(args_.data() + begin, end - begin);
-      begin = end;
-    }
+    views_of(c, views);
     ScopedTrackingCaller as(c.caller);
     UncountedCall uncounted(!c.counted);
     execute_command(*c.spec, views, engine, shard, false, session, c.db, w, nullptr, false,
@@ -109,13 +107,7 @@ void ShardBatch::add_unrun_of(const ShardBatch& from) {
   thread_local std::vector<std::string_view> views;
   for (size_t i = from.reply_ends_.size(); i < from.commands_.size(); ++i) {
     const Command& c = from.commands_[i];
-    views.clear();
-    uint32_t begin = c.first_arg == 0 ? 0 : from.arg_ends_[c.first_arg - 1];
-    for (uint32_t a = 0; a < c.argc; ++a) {
-      uint32_t end = from.arg_ends_[c.first_arg + a];
-      views.emplace_back(from.args_.data() + begin, end - begin);
-      begin = end;
-    }
+    from.views_of(c, views);
     add(*c.spec, views, c.db, c.caller, c.counted);
   }
 }

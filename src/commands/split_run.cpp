@@ -2,8 +2,9 @@
 #include "hotkv/commands/split_run.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
+
+#include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
 
@@ -140,10 +141,10 @@ void SplitRun::append_reply(size_t i, std::string& out) const {
     }
   }
   if ((src.flags & kSplitSums) != 0) {
-    long long total = 0;
+    int64_t total = 0;
     for (uint32_t k = 0; k < src.count; ++k) {
-      std::string_view r = part_reply(parts[k]);
-      total += std::strtoll(std::string(r.substr(1)).c_str(), nullptr, 10);
+      std::string_view r = part_reply(parts[k]);  // ":<n>\r\n"
+      total += parse_int64(r.substr(1, r.size() - 3)).value_or(0);
     }
     out += ':';
     out += std::to_string(total);

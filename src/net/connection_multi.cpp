@@ -64,6 +64,8 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   bool splits = true;
   std::vector<std::string_view> views;
   std::vector<size_t> own;
+  std::vector<size_t> command_shard;  // each command's one shard (home when keyless)
+  command_shard.reserve(txn.queue.size());
   for (const QueuedCommand& q : txn.queue) {
     views.assign(q.args.begin(), q.args.end());
     if (needs_every_shard(*q.spec, views)) {
@@ -73,6 +75,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     }
     if ((q.spec->flags & kConnection) != 0) {
       needs_home = true;
+      command_shard.push_back(shard_);
       continue;
     }
     if ((q.spec->flags & kRunsScript) != 0 && engine_.shard_count() > 1) {
@@ -85,7 +88,13 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     own.clear();
     add_key_shards(*q.spec, views, engine_, own, key_scratch_);
     splits = splits && own.size() <= 1;
-    add_key_shards(*q.spec, views, engine_, shards, key_scratch_);
+    command_shard.push_back(own.empty() ? shard_ : own[0]);
+    for (size_t s : own) {  // the union, sorted and without repeats
+      auto at = std::lower_bound(shards.begin(), shards.end(), s);
+      if (at == shards.end() || *at != s) {
+        shards.insert(at, s);
+      }
+    }
   }
 
   // ACL rules are checked again at EXEC, here on the client's thread, as Redis does: a
@@ -146,7 +155,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       SplitRun::events_allow_split(engine_) && SplitRun::writes_may_split(engine_)) {
     // No WATCH to check at one instant, no command over several shards: each shard runs its
     // commands as its part of one split run (split_run.hpp), no thread parked.
-    co_await exec_split(txn, refusals, caller);
+    co_await exec_split(txn, refusals, command_shard, caller);
     out = std::move(exec_replies_);
     exec_replies_.clear();
   } else if (shards.empty() || (shards.size() == 1 && shards[0] == home)) {
@@ -189,9 +198,9 @@ asio::awaitable<std::string> Connection::exec_transaction() {
 
 asio::awaitable<void> Connection::exec_split(const MultiState& txn,
                                              const std::vector<std::string>& refusals,
+                                             const std::vector<size_t>& command_shard,
                                              const TrackingCaller& caller) {
   std::vector<std::string_view> views;
-  std::vector<size_t> own;
   std::vector<bool> ran(txn.queue.size(), false);
   for (size_t i = 0; i < txn.queue.size(); ++i) {
     if (!refusals[i].empty()) {
@@ -199,9 +208,7 @@ asio::awaitable<void> Connection::exec_split(const MultiState& txn,
     }
     const QueuedCommand& q = txn.queue[i];
     views.assign(q.args.begin(), q.args.end());
-    own.clear();
-    add_key_shards(*q.spec, views, engine_, own, key_scratch_);
-    exec_split_.add_to(own.empty() ? shard_ : own[0], *q.spec, views, session_.db, caller);
+    exec_split_.add_to(command_shard[i], *q.spec, views, session_.db, caller);
     ran[i] = true;
   }
   co_await run_split(exec_split_);

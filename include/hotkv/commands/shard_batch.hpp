@@ -78,6 +78,8 @@ class ShardBatch {
     TrackingCaller caller;
     bool counted;
   };
+  // Command c's arguments as views into args_.
+  void views_of(const Command& c, std::vector<std::string_view>& views) const;
   std::string args_;
   std::vector<uint32_t> arg_ends_;
   std::vector<Command> commands_;

@@ -283,8 +283,10 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // EXEC: runs the queued commands atomically where their keys live and returns the reply.
   asio::awaitable<std::string> exec_transaction();
   // EXEC's commands as a split run, one part per shard (split_run.hpp); the reply goes to
-  // exec_replies_. `refusals`: the ACL error in place of each refused command (else empty).
+  // exec_replies_. `refusals`: the ACL error in place of each refused command (else empty);
+  // `command_shard`: the shard each command runs on.
   asio::awaitable<void> exec_split(const MultiState& txn, const std::vector<std::string>& refusals,
+                                   const std::vector<size_t>& command_shard,
                                    const TrackingCaller& caller);
 
   // Blocking commands (connection_blocking.cpp): runs the command; if it asks to block,

@@ -58,6 +58,15 @@ void wait_until(Pred done) {
   }
 }
 
+// Every shard's "balance": read inside a run_atomic over all shards.
+int64_t sum_of_balances(Cluster* c, size_t shards) {
+  int64_t sum = 0;
+  for (size_t s = 0; s < shards; ++s) {
+    sum += c->engine->shard(s).keyspace(0).find("balance", 0)->int_value();
+  }
+  return sum;
+}
+
 // Coroutines are free functions taking their state as parameters (copied into the frame): a
 // capturing lambda coroutine would outlive its captures.
 asio::awaitable<void> hop_everywhere(Cluster* c, std::atomic<int>* done, std::atomic<bool>* ok) {
@@ -84,13 +93,7 @@ asio::awaitable<void> transfer_loop(Cluster* c, size_t home, size_t shards,
     size_t b = rng() % shards;
     if (op % 10 == 0) {
       // A reader over every shard: it must always see the invariant.
-      auto read = [c, shards] {
-        int64_t sum = 0;
-        for (size_t s = 0; s < shards; ++s) {
-          sum += c->engine->shard(s).keyspace(0).find("balance", 0)->int_value();
-        }
-        return sum;
-      };
+      auto read = [c, shards] { return sum_of_balances(c, shards); };
       int64_t sum = co_await c->engine->run_atomic(home, c->engine->all_shards(), std::move(read));
       if (sum != static_cast<int64_t>(shards) * 1000) {
         ++*bad_sums;
@@ -172,13 +175,7 @@ asio::awaitable<void> split_transfer_loop(Cluster* c, size_t home, size_t shards
   std::mt19937 rng(static_cast<unsigned>(home) + 17);
   for (int op = 0; op < count; ++op) {
     if (op % 10 == 0) {
-      auto read = [c, shards] {
-        int64_t sum = 0;
-        for (size_t s = 0; s < shards; ++s) {
-          sum += c->engine->shard(s).keyspace(0).find("balance", 0)->int_value();
-        }
-        return sum;
-      };
+      auto read = [c, shards] { return sum_of_balances(c, shards); };
       int64_t sum = co_await c->engine->run_atomic(home, c->engine->all_shards(), std::move(read));
       if (sum != static_cast<int64_t>(shards) * 1000) {
         ++*bad_sums;
