@@ -20,6 +20,7 @@
 #include <asio/post.hpp>
 #include <spdlog/spdlog.h>
 
+#include "hotkv/persist/incomplete_ops.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/op_effects.hpp"
 #include "hotkv/shard/slot.hpp"
@@ -240,9 +241,9 @@ std::string Persistence::load_and_open() {
 
   // Pass 1: check every file and count the parts of cross-shard operations, so an operation
   // that a crash left incomplete is never half applied.
-  std::unordered_map<uint64_t, uint32_t> parts_seen;
-  std::unordered_map<uint64_t, uint32_t> parts_needed;
   std::unordered_map<std::string, uint64_t> valid_length;
+  std::vector<std::string> names;
+  std::vector<std::vector<PartMark>> marks;
   for (const auto& seg : manifest_.segments) {
     for (const auto& name : seg.files) {
       std::string path = dir_path_ + "/" + name;
@@ -250,15 +251,18 @@ std::string Persistence::load_and_open() {
       if (!read_file(path, data, error)) {
         return "cannot read append-only file " + path + ": " + error;
       }
+      names.push_back(name);
+      marks.emplace_back();
       RecordDecoder dec(data);
       Record r;
       DecodeStatus st;
+      uint64_t start = 0;
       while ((st = dec.next(r)) == DecodeStatus::kOk) {
         load_stats_.last_seq = std::max(load_stats_.last_seq, r.seq);
         if (r.txn_id != 0) {
-          ++parts_seen[r.txn_id];
-          parts_needed[r.txn_id] = r.parts;
+          marks.back().push_back(PartMark{start, r.txn_id, r.parts});
         }
+        start = dec.offset();
       }
       if (st == DecodeStatus::kCorrupt) {
         return "Bad file format reading the append only file " + path + " at offset " +
@@ -281,6 +285,24 @@ std::string Persistence::load_and_open() {
                      path, dec.offset(), dec.padding());
       }
       valid_length[name] = dec.offset();
+    }
+  }
+  {
+    // A cross-shard operation a crash cut short was never acknowledged, nor was anything
+    // after one of its parts in that part's file (split_seals.hpp): each file's valid prefix
+    // ends before its first such part (incomplete_ops.hpp).
+    std::vector<uint64_t> lengths;
+    for (const std::string& name : names) {
+      lengths.push_back(valid_length[name]);
+    }
+    std::vector<uint64_t> cut = cut_incomplete_operations(marks, lengths);
+    for (size_t f = 0; f < names.size(); ++f) {
+      if (cut[f] < lengths[f]) {
+        spdlog::warn("append-only file {}: incomplete cross-shard operation at offset {}; "
+                     "dropping it ({} bytes)",
+                     dir_path_ + "/" + names[f], cut[f], lengths[f] - cut[f]);
+        valid_length[names[f]] = cut[f];
+      }
     }
   }
 
@@ -332,18 +354,7 @@ std::string Persistence::load_and_open() {
       ++load_stats_.files;
       RecordDecoder dec(data);
       Record r;
-      size_t record_start = 0;
       while (dec.next(r) == DecodeStatus::kOk) {
-        if (r.txn_id != 0 && parts_seen[r.txn_id] < parts_needed[r.txn_id]) {
-          // A cross-shard operation a crash cut short: it was never acknowledged. Nothing after
-          // it in this file can have been either, so the file's valid prefix ends before it.
-          spdlog::warn("append-only file {}: incomplete cross-shard operation at offset {}; "
-                       "dropping it ({} bytes)",
-                       path, record_start, data.size() - record_start);
-          valid_length[name] = record_start;
-          break;
-        }
-        record_start = dec.offset();
         ++load_stats_.records;
         for (Effect& e : r.effects) {
           ++load_stats_.effects;
