@@ -67,6 +67,7 @@ void signal_key_written(Engine& engine, Shard& owner, uint32_t db, std::string_v
 }
 
 bool complete_blocked(Shard& shard, BlockedClient& c, WakeResult result) {
+  result.taint = DurabilityBarrier::taint(shard);
   if (c.finished()) {
     return false;
   }
@@ -133,7 +134,8 @@ void serve_ready_key(Engine& engine, Shard& shard, uint32_t db, const std::strin
       key_present = dict.find(key) != nullptr;
       list = reg.waiters(db, key);
       c->deliver(out.empty() ? WakeResult{WakeKind::kRetry, {}}
-                             : WakeResult{WakeKind::kReply, std::move(out)});
+                             : WakeResult{WakeKind::kReply, std::move(out),
+                                          DurabilityBarrier::taint(shard)});
       continue;
     }
     std::string out = rerun_blocked(engine, shard, *c, key);

@@ -873,10 +873,32 @@ void ConnectionSet::write_deferred() {
   // Nothing is acknowledged before the writes it answers pass the barrier: the batch's records
   // go out in one group write first, as write_output's pass would do.
   DurabilityBarrier::pass_group_now(shard);
+  if (!DurabilityBarrier::sealed(shard)) {
+    auto held = std::make_shared<std::vector<std::shared_ptr<Connection>>>();
+    held->swap(writing_);
+    DurabilityBarrier::when_sealed(shard, [this, held] { write_held(std::move(*held)); });
+    return;
+  }
   for (auto& c : writing_) {
     c->write_deferred_reply();
   }
   writing_.clear();
+}
+
+void ConnectionSet::write_held(std::vector<std::shared_ptr<Connection>> batch) {
+  // Sealed for the taint the batch was held at; its connections may have answered more
+  // since (they read on while deferred), so the barrier is passed again.
+  Connection& any = *batch.front();
+  Shard& shard = any.engine_.shard(any.shard_);
+  DurabilityBarrier::pass_group_now(shard);
+  if (!DurabilityBarrier::sealed(shard)) {
+    auto held = std::make_shared<std::vector<std::shared_ptr<Connection>>>(std::move(batch));
+    DurabilityBarrier::when_sealed(shard, [this, held] { write_held(std::move(*held)); });
+    return;
+  }
+  for (auto& c : batch) {
+    c->write_deferred_reply();
+  }
 }
 
 void ConnectionSet::shutdown_all() {

@@ -187,7 +187,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
           auto r = execute_or_register(*engine, engine->shard(target), c, args, t);
           return std::make_pair(std::move(r), t);
         };
-        auto [r, t] = co_await engine_.call_on(target, std::move(task));
+        auto [r, t] = co_await engine_.call_on(shard_, target, std::move(task));
         reply = std::move(r);
         timeout_ms = t;
       }
@@ -239,6 +239,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
 
     WakeResult result = std::move(*wake_result_);
     wake_result_.reset();
+    DurabilityBarrier::absorb(engine_.shard(shard_), result.taint);
     // Answered without a run of its own: the call is counted here, once (a reply from a
     // re-run was counted by it).
     auto count_call = [&](std::string_view error) {

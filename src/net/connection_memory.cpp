@@ -54,7 +54,7 @@ asio::awaitable<bool> Connection::memory_allows(const CommandSpec& spec) {
   } else if (turn != shard_ && policy != EvictionPolicy::kNoEviction &&
              ev.may_have_candidates(turn)) {
     // Invalidations must reach their clients before this command's reply: wait for it.
-    outcome = co_await engine_.call_on(turn, [&ev, turn] { return ev.evict_here(turn); });
+    outcome = co_await engine_.call_on(shard_, turn, [&ev, turn] { return ev.evict_here(turn); });
   }
   if (outcome == EvictOutcome::kFailed) {
     const uint64_t evicted_before = ev.evicted_keys();
@@ -73,7 +73,7 @@ asio::awaitable<bool> Connection::memory_allows(const CommandSpec& spec) {
     if (i == shard_ || !ev.may_have_candidates(i)) {
       continue;
     }
-    outcome = co_await engine_.call_on(i, [&ev, i] { return ev.evict_here(i); });
+    outcome = co_await engine_.call_on(shard_, i, [&ev, i] { return ev.evict_here(i); });
   }
   ev.set_oom(outcome == EvictOutcome::kFailed);
   co_return outcome != EvictOutcome::kFailed || (spec.flags & kDenyOom) == 0;

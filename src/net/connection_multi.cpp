@@ -152,7 +152,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
 
   size_t home = shard_;
   if (shards.size() > 1 && splits && !watch && !needs_home &&
-      SplitRun::events_allow_split(engine_) && SplitRun::writes_may_split(engine_)) {
+      SplitRun::events_allow_split(engine_)) {
     // No WATCH to check at one instant, no command over several shards: each shard runs its
     // commands as its part of one split run (split_run.hpp), no thread parked.
     co_await exec_split(txn, refusals, command_shard, caller);
@@ -172,7 +172,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
       serve_blocked_now(*engine, engine->shard(target));
       return replies;
     };
-    out = co_await engine_.call_on(target, std::move(task));
+    out = co_await engine_.call_on(shard_, target, std::move(task));
   } else {
     // With the other transactions and cross-shard runs of this thread's connections in the
     // same loop turn: one rendezvous of the threads for all of them.

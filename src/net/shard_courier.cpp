@@ -62,8 +62,11 @@ void ShardCourier::deliver(Engine* engine, ShardCourier* from, size_t target, Ba
   // appendfsync always): one group write for every parcel of the message.
   DurabilityBarrier::pass(shard);
   KeyspaceStats::bump(shard.cross_thread_messages());
-  asio::post(engine->shard(from->home_).io(),
-             [from, bag = std::move(bag)]() mutable { from->returned(std::move(bag)); });
+  uint64_t taint = DurabilityBarrier::taint(shard);
+  asio::post(engine->shard(from->home_).io(), [from, taint, bag = std::move(bag)]() mutable {
+    DurabilityBarrier::absorb(from->engine_.shard(from->home_), taint);
+    from->returned(std::move(bag));
+  });
 }
 
 void ShardCourier::send_atomic(AtomicParcel parcel) {

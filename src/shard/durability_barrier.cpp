@@ -7,6 +7,7 @@ namespace hotkv {
 
 asio::awaitable<void> DurabilityBarrier::pass_grouped(Shard& shard) {
   co_await shard.log_barrier();
+  co_await shard.seal_gate().wait();
 }
 
 void DurabilityBarrier::pass_group_now(Shard& shard) { shard.flush_log_now(); }

@@ -29,7 +29,7 @@ Engine::Engine(Config& config, const Table& table, size_t command_count,
   for (size_t i = 0; i < contexts.size(); ++i) {
     auto databases = static_cast<size_t>(config.databases.load());
     shards_.push_back(
-        std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_, databases));
+        std::make_unique<Shard>(i, *contexts[i], command_count, start_unix_ms_, databases, seals_));
     shards_.back()->set_latency_monitor(&latency_);
     shards_.back()->log().set_tap(replication_feed_.get(), i);
     shards_.back()->set_expiry_gate([this] { return !replication_.is_replica(); });
@@ -211,13 +211,44 @@ void Engine::unlock(const std::vector<size_t>& order) {
 }
 
 void Engine::schedule_parts(size_t home, std::vector<ShardPart> parts) {
+  // While the shards log to files the operation is numbered, and its replies (and every
+  // reply after one of its parts) wait until each part is written (split_seals.hpp).
+  struct Seal {
+    uint64_t seq = 0;  // set under the schedule lock, before any part can run
+    std::atomic<size_t> unwritten{0};
+  };
+  std::shared_ptr<Seal> seal;
+  if (shard(home).log().has_file()) {
+    seal = std::make_shared<Seal>();
+    seal->unwritten.store(parts.size(), std::memory_order_relaxed);
+    for (ShardPart& p : parts) {
+      SealGate* gate = &shard(p.shard).seal_gate();
+      p.run = [run = std::move(p.run), gate, seal] {
+        run();
+        gate->absorb(seal->seq);
+      };
+      p.finish = [this, finish = std::move(p.finish), seal] {
+        if (seal->unwritten.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          seal_closed(seal->seq);
+        }
+        finish();
+      };
+    }
+  }
   {
     std::lock_guard<std::mutex> g(schedule_mu_);
     const uint64_t order = ++schedule_order_;
+    if (seal) {
+      seal->seq = seals_.open();
+    }
     for (ShardPart& p : parts) {
       shard(p.shard).parts().push(
           PartQueue::Part{order, std::move(p.run), std::move(p.finish)});
     }
+  }
+  if (seal) {
+    // The client's reply leaves from here: it waits for the whole operation.
+    shard(home).seal_gate().absorb(seal->seq);
   }
   bool here = false;
   for (const ShardPart& p : parts) {
@@ -229,6 +260,29 @@ void Engine::schedule_parts(size_t home, std::vector<ShardPart> parts) {
   }
   if (here) {
     drain_parts(home, true);
+  }
+}
+
+void Engine::spread_taint(const std::vector<size_t>& order) {
+  uint64_t taint = 0;
+  for (size_t s : order) {
+    taint = std::max(taint, shard(s).seal_gate().taint());
+  }
+  if (taint == 0) {
+    return;
+  }
+  for (size_t s : order) {
+    shard(s).seal_gate().absorb(taint);
+  }
+}
+
+void Engine::seal_closed(uint64_t seq) {
+  if (!seals_.close(seq)) {
+    return;
+  }
+  const uint64_t below = seals_.sealed_below();
+  for (auto& s : shards_) {
+    s->seal_gate().advanced(below);
   }
 }
 

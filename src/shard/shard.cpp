@@ -18,8 +18,8 @@
 namespace hotkv {
 
 Shard::Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms,
-             size_t databases)
-    : id_(id), io_(io), command_stats_(new CommandStat[command_count]), timer_(io) {
+             size_t databases, const SplitSeals& seals)
+    : id_(id), io_(io), seal_gate_(io, seals), command_stats_(new CommandStat[command_count]), timer_(io) {
   for (size_t db = 0; db < databases; ++db) {
     dbs_.push_back(std::make_unique<Keyspace>(now_ms, static_cast<uint32_t>(db)));
     dbs_.back()->set_schedule_hook([this](int64_t deadline) { arm_expiry(deadline); });

@@ -19,6 +19,7 @@ Run: /usr/bin/python3 test_transactions.py --server build/hotkv --threads 4   (o
 import os
 import random
 import signal
+import socket
 import sys
 import threading
 import time
@@ -372,6 +373,84 @@ def transactions_over_other_shards_pass_one_stuck_on_a_busy_shard(t, srv):
         assert [s.call("GET", k) for k in (k0, k1, k2)] == ["3", "2", "1"]
         print("    T2 answered in %.1f ms while T1 waited %.0f ms" %
               (took * 1000, (done["t1_at"] - sent) * 1000))
+
+
+def reply_within(c, seconds):
+    """The next reply on c if it arrives within `seconds`, else None (c stays usable)."""
+    c.sock.settimeout(seconds)
+    try:
+        return c.read_reply()
+    except socket.timeout:
+        return None
+    finally:
+        c.sock.settimeout(harness.SOCKET_TIMEOUT_S)
+
+
+@case
+def split_writes_with_a_log_answer_once_every_part_is_written(t, srv):
+    """With appendonly yes, MSET k0 k1 runs split while a script keeps k1's thread busy: its
+    part on k0 is applied and written, the one on k1 waits. An INCR on k0's shard sent then is
+    not answered before the MSET's part on k1 is written too: a kill -9 in between must not
+    take back an acknowledged write (replay drops a log from its first incomplete operation
+    on). Round 1 lets the script end: the INCR is answered only after it. Round 2 kills the
+    server while the script runs: after restart the MSET is all or nothing and every
+    acknowledged INCR is there. Without the hold HotKV answered the INCR at once, and round 2
+    lost it."""
+    if t.is_hotkv and t.threads < 2:
+        print("    (needs two shards: nothing to show at --threads %d)" % t.threads)
+        return
+    k0, k1 = spread_keys("seal:", 2)
+    ctr = "{%s}:ctr" % k0  # on k0's shard
+    busy = "{%s}:spin" % k1  # on k1's shard
+    with DataDir() as d:
+        for kill in (False, True):
+            s = t.server(extra_args=d.args("everysec"), expect_exit=None).start()
+            spin, c1, c2 = RawClient(s.port), RawClient(s.port), RawClient(s.port)
+            for c, k in ((spin, k1), (c1, k0), (c2, k0)):
+                for _ in range(40):
+                    c.call("GET", k)
+            if not kill:
+                assert c1.call("MSET", k0, "old", k1, "old") == "OK"
+            acked = int(c1.call("GET", ctr) or 0)
+            assert spin.call("EVAL", SPIN, 1, busy, 0) >= 1  # learned: keeps to its KEYS
+            if t.is_hotkv:
+                assert thread_of(spin) != thread_of(c2), "k0 and k1 share a thread"
+            started = time.monotonic()
+            spin.send(encode_command("EVAL", SPIN, 1, busy, 1200))
+            time.sleep(0.2)
+            c1.send(encode_command("MSET", k0, "new", k1, "new"))
+            time.sleep(0.1)
+            c2.send(encode_command("INCR", ctr))
+            early = reply_within(c2, 0.4)
+            if early is not None:
+                acked = early  # answered while the MSET's other part is unwritten
+            if kill:
+                os.kill(s.pid(), signal.SIGKILL)
+                s.wait(timeout=10)
+                s.cleanup()
+                for c in (spin, c1, c2):
+                    c.close()
+                s = t.server(extra_args=d.args("everysec"), expect_exit=0).start()
+                c = s.client()
+                got = int(c.get(ctr) or 0)
+                assert acked <= got <= acked + 1, \
+                    "acknowledged INCR lost: %s after restart, %d acknowledged" % (got, acked)
+                vals = c.mget([k0, k1])
+                assert vals[0] == vals[1], "MSET half applied after restart: %r" % vals
+                c.close()
+                s.stop()
+                print("    killed with the INCR unanswered; after restart %s, %s" % (got, vals))
+                continue
+            assert early is None, "INCR answered before the MSET's part on k1 was written"
+            assert c2.read_reply() == acked + 1
+            took = time.monotonic() - started
+            assert took >= 1.0, "INCR answered %.2f s after the script began" % took
+            assert spin.read_reply() >= 1 and c1.read_reply() == "OK"
+            assert c2.call("MGET", k0, k1) == ["new", "new"]
+            print("    INCR answered %.2f s after the script began, once it ended" % took)
+            for c in (spin, c1, c2):
+                c.close()
+            s.stop()
 
 
 # Moves ARGV[1] units from KEYS[1] to KEYS[2], or to the account ARGV[2] names when it is not

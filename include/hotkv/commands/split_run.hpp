@@ -3,7 +3,8 @@
 // commands each keep to one shard. Every shard runs its part on its own thread in the global
 // order of such operations, so nobody observes half of one; the log gets one record per part,
 // all with one id, so a crash keeps every part or none and replicas receive the whole in one
-// MULTI/EXEC.
+// MULTI/EXEC. While the shards log to files, replies that may reveal a part wait until every
+// part of its operation is written (shard/split_seals.hpp).
 //
 // What a transaction over k shards costs: one schedule step (a lock held while k parts are
 // appended) shared with the other runs of its thread's loop turn, at most k - 1 wake-ups
@@ -30,7 +31,7 @@ class SplitRun {
   static bool splits(const CommandSpec& spec, std::span<const std::string_view> argv,
                      Engine& engine) {
     if ((spec.flags & kSplitsByKey) == 0 || spec.keys.first <= 0 || spec.keys.step <= 0 ||
-        !events_allow_split(engine) || ((spec.flags & kWrite) != 0 && !writes_may_split(engine))) {
+        !events_allow_split(engine)) {
       return false;
     }
     const auto first = static_cast<size_t>(spec.keys.first);
@@ -43,16 +44,6 @@ class SplitRun {
   static bool events_allow_split(Engine& engine) {
     return engine.config().notify_keyspace_events.load(std::memory_order_relaxed) == 0;
   }
-
-  // Writes split only while the shards keep no log file (appendonly no; a replica's feed
-  // orders the parts itself). Replay keeps a shard's log up to its first operation whose other
-  // parts are missing, because with every shard held nothing after such an operation can have
-  // been acknowledged. A split part gives no such promise: its shard goes on acknowledging
-  // later writes before the sibling parts are written elsewhere, and a kill -9 in between
-  // would drop those acknowledged writes with the incomplete operation. Holding a shard's
-  // later replies until the parts before them are written everywhere is the durability
-  // barrier's next step.
-  static bool writes_may_split(Engine& engine) { return !engine.shard(0).log().has_file(); }
 
   // Adds a kSplitsByKey call: each key, with the arguments up to the next key, goes to its
   // shard's part; the part of the first key's shard counts the call. The parts' replies make

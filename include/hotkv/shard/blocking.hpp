@@ -39,6 +39,9 @@ enum class WakeKind {
 struct WakeResult {
   WakeKind kind = WakeKind::kCancelled;
   std::string reply;
+  // The taint of the shard that made the reply (split_seals.hpp), taken in by the thread
+  // that answers the client.
+  uint64_t taint = 0;
 };
 
 struct BlockedClient {

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <asio/awaitable.hpp>
@@ -29,14 +31,28 @@ class DurabilityBarrier {
   // Whether a reply on `shard`'s thread would have to wait: records appended and not yet
   // written (or not synced under always). A load or two; callers on the reply path test it
   // before awaiting pass_grouped, which would cost a coroutine frame.
-  static bool pending(Shard& shard) { return shard.log().needs_flush(); }
+  // So do replies that may reveal a split part whose operation is not yet written on every
+  // shard (split_seals.hpp).
+  static bool pending(Shard& shard) {
+    return shard.log().needs_flush() || shard.seal_gate().pending();
+  }
 
   // Owner thread: a connection's own replies. Every connection of the thread that passes in
   // one event-loop turn shares one write and one fsync (the group commit, Shard::log_barrier).
   static asio::awaitable<void> pass_grouped(Shard& shard);
   // Owner thread: the group's write now, for the end-of-batch reply pass that holds the
-  // replies itself; the connections waiting in pass_grouped are released too.
+  // replies itself; the connections waiting in pass_grouped are released too. The replies
+  // leave only if sealed(); else when_sealed runs what sends them.
   static void pass_group_now(Shard& shard);
+  static bool sealed(Shard& shard) { return !shard.seal_gate().pending(); }
+  static void when_sealed(Shard& shard, std::function<void()> send) {
+    shard.seal_gate().when_sealed(std::move(send));
+  }
+
+  // The taint a result made on `shard` carries to the thread that answers it, and taking it
+  // in there (split_seals.hpp): a hop's batch, call_on, a woken client's reply.
+  static uint64_t taint(Shard& shard) { return shard.seal_gate().taint(); }
+  static void absorb(Shard& home, uint64_t taint) { home.seal_gate().absorb(taint); }
 
   // Owner thread, or a coordinator with the shard parked: now, for replies handed to another
   // thread (a hop's batch, a woken waiter's reply) and for writes no reply will cover (expiry,

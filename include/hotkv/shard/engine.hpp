@@ -196,19 +196,25 @@ class Engine {
     }
   }
 
-  // Runs fn() on shard `target`'s thread; the awaiting coroutine resumes on its own executor.
+  // Runs fn() on shard `target`'s thread; the awaiting coroutine resumes on its own executor,
+  // shard `home`'s thread, which takes in the target's taint (split_seals.hpp): what fn
+  // returns may be answered to a client from there.
   template <class F>
-  asio::awaitable<std::invoke_result_t<F>> call_on(size_t target, F fn) {
+  asio::awaitable<std::invoke_result_t<F>> call_on(size_t home, size_t target, F fn) {
     using R = std::invoke_result_t<F>;
     Shard* dest = &shard(target);
+    SealGate* back = &shard(home).seal_gate();
     // A named initiation object: GCC 12 mishandles lambda temporaries inside co_await.
-    auto initiation = [dest, fn = std::move(fn)](auto handler) mutable {
-      auto run = [dest, fn = std::move(fn), handler = std::move(handler)]() mutable {
+    auto initiation = [dest, back, fn = std::move(fn)](auto handler) mutable {
+      auto run = [dest, back, fn = std::move(fn), handler = std::move(handler)]() mutable {
         // Both messages, there and back, counted by the one thread that sees both.
         KeyspaceStats::bump(dest->cross_thread_messages(), 2);
         R result = fn();
+        uint64_t taint = dest->seal_gate().taint();
         auto ex = asio::get_associated_executor(handler);
-        asio::post(ex, [handler = std::move(handler), result = std::move(result)]() mutable {
+        asio::post(ex, [back, taint, handler = std::move(handler),
+                        result = std::move(result)]() mutable {
+          back->absorb(taint);
           std::move(handler)(std::move(result));
         });
       };
@@ -262,11 +268,13 @@ class Engine {
     stats_.atomic_operations.fetch_add(1, std::memory_order_relaxed);
     if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
       fn();
+      spread_taint(order);
       unpark(parked);
       release_parts(order);
       unlock(order);
     } else {
       auto result = fn();
+      spread_taint(order);
       unpark(parked);
       release_parts(order);
       unlock(order);
@@ -333,6 +341,12 @@ class Engine {
   void hold_parts(const std::vector<size_t>& order);
   void release_parts(const std::vector<size_t>& order);
   void wake_parts(size_t s);
+  // After an operation with `order` parked: each of those shards now holds records that
+  // follow whatever split part any of them ran, so each takes the highest taint among them
+  // (split_seals.hpp). Its reply leaves from the home shard, which is always in `order`.
+  void spread_taint(const std::vector<size_t>& order);
+  // Every part of split operation `seq` is written: wakes the replies that waited for it.
+  void seal_closed(uint64_t seq);
   void unlock(const std::vector<size_t>& order);
 
   Config& config_;
@@ -359,6 +373,8 @@ class Engine {
   // The global order of split operations (part_queue.hpp).
   std::mutex schedule_mu_;
   uint64_t schedule_order_ = 0;
+  // Which split operations are written on every shard (split_seals.hpp).
+  SplitSeals seals_;
   class Persistence* persistence_ = nullptr;
   std::unique_ptr<RdbSaver> rdb_saver_;
 };

@@ -20,6 +20,7 @@
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/keyspace.hpp"
 #include "hotkv/shard/part_queue.hpp"
+#include "hotkv/shard/split_seals.hpp"
 #include "hotkv/shard/pubsub.hpp"
 #include "hotkv/shard/shard_lock.hpp"
 #include "hotkv/shard/soldout_index.hpp"
@@ -51,7 +52,9 @@ class Shard {
   // `command_count` sizes the per-command statistics. `now_ms` seeds the timing wheels.
   // `databases`: how many keyspaces (SELECT indexes) this shard keeps, each with this shard's
   // slice of its keys.
-  Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms, size_t databases);
+  // `seals`: the engine's seals of split operations, which this shard's replies wait for.
+  Shard(size_t id, asio::io_context& io, size_t command_count, int64_t now_ms, size_t databases,
+        const SplitSeals& seals);
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
 
@@ -66,6 +69,8 @@ class Shard {
   ShardLock& lock() { return lock_; }
   // Parts of multi-shard operations waiting to run here (part_queue.hpp; Engine::drain_parts).
   PartQueue& parts() { return parts_; }
+  // This shard's taint and the replies waiting for it to be sealed (split_seals.hpp).
+  SealGate& seal_gate() { return seal_gate_; }
   // Clients blocked on this shard's keys (owner thread, or a coordinator while parked).
   BlockingRegistry& blocking() { return blocking_; }
   WatchRegistry& watches() { return watches_; }
@@ -192,6 +197,7 @@ class Shard {
   ShardLock lock_;
   BlockingRegistry blocking_;
   PartQueue parts_;
+  SealGate seal_gate_;
   WatchRegistry watches_;
   ShardTracking tracking_;
   SoldOutIndex soldout_index_;

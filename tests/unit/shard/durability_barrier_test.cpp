@@ -29,7 +29,8 @@ namespace {
 struct LogFixture {
   std::string path;
   asio::io_context io;
-  Shard shard{0, io, 1, 1'700'000'000'000, 1};
+  hotkv::SplitSeals seals;
+  Shard shard{0, io, 1, 1'700'000'000'000, 1, seals};
   LogFixture() {
     char tmpl[] = "/tmp/hotkv-group-commit-XXXXXX";
     int fd = ::mkstemp(tmpl);
@@ -130,6 +131,36 @@ TEST_CASE("pass_group_now writes and syncs at once and releases the group's wait
   // Nothing pending and nobody waiting: no write, no fsync.
   DurabilityBarrier::pass_group_now(f.shard);
   CHECK(f.shard.log().fsyncs() == 1);
+}
+
+TEST_CASE("A shard that ran a split part answers only once its operation is sealed",
+          "[durability]") {
+  // The part is written here, but a sibling part on another shard is not yet: the replies
+  // after it wait, in the connection's path and in the end-of-batch pass alike.
+  LogFixture f;
+  f.shard.log().set_policy(FsyncPolicy::kEverysec);
+  uint64_t op = f.seals.open();
+  f.append("part");
+  f.shard.seal_gate().absorb(op);
+  std::vector<uint64_t> released;
+  f.waiter(released);
+  bool batch_written = false;
+  DurabilityBarrier::pass_group_now(f.shard);
+  REQUIRE(DurabilityBarrier::pending(f.shard));
+  REQUIRE_FALSE(DurabilityBarrier::sealed(f.shard));
+  DurabilityBarrier::when_sealed(f.shard, [&] { batch_written = true; });
+  f.io.poll();
+  CHECK_FALSE(f.shard.log().needs_flush());  // written, still held
+  CHECK(released.empty());
+  CHECK_FALSE(batch_written);
+  // The sibling part is written: the operation is sealed.
+  REQUIRE(f.seals.close(op));
+  f.shard.seal_gate().advanced(f.seals.sealed_below());
+  f.io.restart();
+  f.io.poll();
+  CHECK(released.size() == 1);
+  CHECK(batch_written);
+  CHECK_FALSE(DurabilityBarrier::pending(f.shard));
 }
 
 namespace {

@@ -69,7 +69,8 @@ int64_t sum_of_balances(Cluster* c, size_t shards) {
 
 // Coroutines are free functions taking their state as parameters (copied into the frame): a
 // capturing lambda coroutine would outlive its captures.
-asio::awaitable<void> hop_everywhere(Cluster* c, std::atomic<int>* done, std::atomic<bool>* ok) {
+asio::awaitable<void> hop_everywhere(Cluster* c, size_t home, std::atomic<int>* done,
+                                     std::atomic<bool>* ok) {
   std::thread::id home_thread = std::this_thread::get_id();
   for (size_t target = 0; target < c->ios.size(); ++target) {
     auto task = [c, target] {
@@ -77,7 +78,7 @@ asio::awaitable<void> hop_everywhere(Cluster* c, std::atomic<int>* done, std::at
       c->engine->shard(target).keyspace(0).put("k", hotkv::Value::from_int(1));
       return std::this_thread::get_id();
     };
-    std::thread::id ran_on = co_await c->engine->call_on(target, std::move(task));
+    std::thread::id ran_on = co_await c->engine->call_on(home, target, std::move(task));
     if (ran_on != c->threads[target].get_id() || std::this_thread::get_id() != home_thread) {
       *ok = false;
     }
@@ -123,7 +124,7 @@ TEST_CASE("call_on runs the task on the target shard's thread and resumes at hom
   std::atomic<int> done{0};
   std::atomic<bool> ok{true};
   for (size_t home = 0; home < 3; ++home) {
-    asio::co_spawn(*c.ios[home], hop_everywhere(&c, &done, &ok), asio::detached);
+    asio::co_spawn(*c.ios[home], hop_everywhere(&c, home, &done, &ok), asio::detached);
   }
   wait_until([&] { return done.load() == 3; });
   CHECK(done.load() == 3);
