@@ -279,10 +279,12 @@ void add_indexed_shards(std::span<const std::string_view> argv, std::span<const 
 }  // namespace
 
 void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
-                   Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch) {
+                   Engine& engine, size_t home, Route& route) {
   route.kind = RouteKind::kLocal;
   route.shards.clear();
   route.keyed = false;
+  route.key_indexes.clear();
+  route.key_shards.clear();
   if (needs_every_shard(spec, argv)) {
     if (engine.shard_count() > 1) {
       route.kind = RouteKind::kAtomic;
@@ -299,20 +301,17 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
     route.shards = engine.all_shards();
     return;
   }
-  scratch.clear();
-  Table::key_indexes(spec, argv, scratch);
-  if (scratch.empty()) {
+  Table::key_indexes(spec, argv, route.key_indexes);
+  if (route.key_indexes.empty()) {
     return;
   }
   route.keyed = true;
-  size_t first = engine.shard_of(argv[scratch[0]]);
   bool several = false;
-  for (size_t i = 1; i < scratch.size(); ++i) {
-    if (engine.shard_of(argv[scratch[i]]) != first) {
-      several = true;
-      break;
-    }
+  for (size_t idx : route.key_indexes) {
+    route.key_shards.push_back(engine.shard_of(argv[idx]));
+    several = several || route.key_shards.back() != route.key_shards.front();
   }
+  const size_t first = route.key_shards.front();
   if (!several) {
     if (first != home) {
       route.kind = RouteKind::kRemote;
@@ -321,7 +320,9 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
     return;
   }
   route.kind = RouteKind::kAtomic;
-  add_indexed_shards(argv, scratch, engine, route.shards);
+  route.shards = route.key_shards;
+  std::sort(route.shards.begin(), route.shards.end());
+  route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
 }
 
 void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
@@ -435,7 +436,9 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
     return;
   }
   const bool frozen = frozen_now_ms >= 0;
-  int64_t start = frozen ? 0 : mono_us();
+  // A split command's parts after its first count nothing, so they are not timed either.
+  const bool timed = !frozen && !uncounted_call;
+  int64_t start = timed ? mono_us() : 0;
   CommandContext ctx{.argv = argv,
                      .reply = reply,
                      .engine = engine,
@@ -481,7 +484,7 @@ void execute_command(const CommandSpec& spec, std::span<const std::string_view> 
   } else {
     close_records(engine, ctx.logged_shards);
   }
-  int64_t elapsed = frozen ? 0 : mono_us() - start;
+  int64_t elapsed = timed ? mono_us() - start : 0;
   // A reply that starts with '-' is an error reply: count it like Redis's failed_calls.
   const std::string& buf = reply.buffer();
   bool failed = buf.size() > before && buf[before] == '-';

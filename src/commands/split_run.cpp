@@ -19,21 +19,28 @@ ShardBatch& SplitRun::batch(size_t shard) {
 }
 
 void SplitRun::add_split(const CommandSpec& spec, std::span<const std::string_view> argv,
-                         uint32_t db, const TrackingCaller& caller, Engine& engine) {
+                         std::span<const size_t> key_shards, uint32_t db,
+                         const TrackingCaller& caller, Engine& engine) {
   // Keys at first, first + step, ... to the end (MSET: key value key value ...).
   const size_t first = static_cast<size_t>(spec.keys.first);
   const size_t step = static_cast<size_t>(spec.keys.step);
   if (split_args_.size() < engine.shard_count()) {
     split_args_.resize(engine.shard_count());
   }
-  const size_t lead = engine.shard_of(argv[first]);
+  // The route's shards when they line up with the key groups (they always do for the
+  // kSplitsByKey commands); computed here otherwise.
+  auto shard_at = [&](size_t key, size_t k) {
+    return key < key_shards.size() ? key_shards[key] : engine.shard_of(argv[k]);
+  };
+  const size_t lead = shard_at(0, first);
   std::vector<size_t>& touched = touched_;
   touched.clear();
   touched.push_back(lead);  // the lead's part comes first among the call's parts
   Source src{static_cast<uint32_t>(parts_.size()), 0, static_cast<uint32_t>(keys_.size()), 0,
              spec.flags};
-  for (size_t k = first; k + step <= argv.size(); k += step) {
-    size_t s = engine.shard_of(argv[k]);
+  size_t key = 0;
+  for (size_t k = first; k + step <= argv.size(); k += step, ++key) {
+    size_t s = shard_at(key, k);
     std::vector<std::string_view>& part = split_args_[s];
     if (part.empty()) {
       part.assign(argv.begin(), argv.begin() + static_cast<std::ptrdiff_t>(first));

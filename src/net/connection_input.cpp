@@ -228,7 +228,7 @@ asio::awaitable<Connection::Next> Connection::run_exec(CommandPass& pass) {
 
 Connection::Next Connection::route_here(Route& route, CommandPass& pass) {
   const CommandSpec& spec = *pass.spec;
-  route_command(spec, args_, engine_, shard_, route, key_scratch_);
+  route_command(spec, args_, engine_, shard_, route);
   caller_ = take_tracking_caller(session_, spec);
   if (route.kind != RouteKind::kLocal || (spec.flags & kBlocking) != 0 || !window_.empty() ||
       cross_shard_pending()) {
@@ -284,7 +284,7 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, Com
       co_await flush_window();
     }
     if (splits) {
-      split_run_.add_split(spec, args_, session_.db, caller_, engine_);
+      split_run_.add_split(spec, args_, route.key_shards, session_.db, caller_, engine_);
     } else {
       add_to_atomic_run(spec, route.shards);
     }

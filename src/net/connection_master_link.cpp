@@ -225,7 +225,7 @@ asio::awaitable<bool> Connection::process_master_input() {
       settle_master_bytes();
       continue;
     }
-    route_command(*spec, args_, engine_, shard_, route, key_scratch_);
+    route_command(*spec, args_, engine_, shard_, route);
     caller_ = take_tracking_caller(session_, *spec);
     // A blocking command from the master never blocks (it cannot: no block request is
     // passed), as Redis runs its master's commands.

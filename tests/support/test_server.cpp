@@ -63,8 +63,7 @@ std::string TestServer::run_as(ClientSession& session, const std::vector<std::st
     return out;
   }
   Route route;
-  std::vector<size_t> scratch;
-  route_command(*spec, views, *engine_, 0, route, scratch);
+  route_command(*spec, views, *engine_, 0, route);
   run_routed(*spec, views, session, route, w);
   if (take_rerun_request()) {
     // A script undone for reaching beyond its shards runs again with every shard, as the

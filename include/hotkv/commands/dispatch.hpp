@@ -32,6 +32,10 @@ struct Route {
   // The command names keys (and is not a connection command): it touches nothing but them,
   // so it may run in its shard's part of a squashed pipeline.
   bool keyed = false;
+  // When keyed: the keys' positions in argv, in order, and each one's shard, computed once
+  // here for whoever splits the command by key (SplitRun::add_split).
+  std::vector<size_t> key_indexes;
+  std::vector<size_t> key_shards;
 };
 
 // Whether replication forbids a write now: a read-only replica's error (unless the write comes
@@ -58,7 +62,7 @@ void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> a
 
 // Decides where the command runs. `home` is the caller's shard.
 void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
-                   Engine& engine, size_t home, Route& route, std::vector<size_t>& scratch);
+                   Engine& engine, size_t home, Route& route);
 
 // While one lives on this thread (and `on`), execute_command leaves the command out of its
 // statistics: a split command's parts after its first (split_run.hpp) count nothing.

@@ -572,8 +572,7 @@ TEST_CASE("INV.MRESERVE is routed atomically when its keys span shards", "[inven
   REQUIRE(hotkv::Table::key_indexes(*spec, argv, idx));
   CHECK(idx == std::vector<size_t>{3, 5});
   hotkv::Route route;
-  std::vector<size_t> scratch;
-  hotkv::route_command(*spec, argv, s.engine(), 0, route, scratch);
+  hotkv::route_command(*spec, argv, s.engine(), 0, route);
   CHECK(route.kind == hotkv::RouteKind::kAtomic);
   CHECK(route.shards.size() == 2);
 }
