@@ -47,21 +47,35 @@ void Shard::publish_after_log(PubSubHub& hub, std::string_view channel,
 }
 
 void Shard::release_pushes() {
-  if (!held_pushes_.empty() && !log_.needs_flush()) {
-    after_log_flush(true);
+  if (!log_.needs_flush()) {
+    send_held_pushes();
+  }  // else the next flush sends them
+}
+
+void Shard::send_held_pushes() {
+  if (held_pushes_.empty()) {
+    return;
+  }
+  if (seal_gate_.pending()) {
+    if (!pushes_wait_for_seal_) {
+      pushes_wait_for_seal_ = true;
+      seal_gate_.when_sealed([this] {
+        pushes_wait_for_seal_ = false;
+        release_pushes();
+      });
+    }
+    return;
+  }
+  std::vector<std::function<void()>> pushes;
+  pushes.swap(held_pushes_);
+  for (auto& send : pushes) {
+    send();
   }
 }
 
 void Shard::after_log_flush(bool ok) {
   if (ok) {
-    if (held_pushes_.empty()) {
-      return;
-    }
-    std::vector<std::function<void()>> pushes;
-    pushes.swap(held_pushes_);
-    for (auto& send : pushes) {
-      send();
-    }
+    send_held_pushes();
     return;
   }
   if (log_.policy() == FsyncPolicy::kAlways) {

@@ -116,7 +116,11 @@ class Shard {
   // with `hold` it is held even so, until release_pushes (a multi-shard operation whose
   // writes are pending on other shards). Whoever may write the shard (its owner, or a thread
   // that parked it).
-  bool pushes_wait() const { return log_.needs_flush() || !held_pushes_.empty(); }
+  // They also wait while the shard's replies would (a split part whose operation is not
+  // sealed yet, split_seals.hpp): a push can reveal a write as well as a reply can.
+  bool pushes_wait() const {
+    return log_.needs_flush() || !held_pushes_.empty() || seal_gate_.pending();
+  }
   void after_log(std::function<void()> send, bool hold = false);
   void publish_after_log(PubSubHub& hub, std::string_view channel, std::string_view payload);
   // After a multi-shard operation flushed the logs it wrote, on the thread that ran it: the
@@ -188,6 +192,9 @@ class Shard {
   // ShardLog's after-flush hook: sends the held pushes once their records are durable;
   // stops the server when a record cannot be made durable under appendfsync always.
   void after_log_flush(bool ok);
+  // After a flush: sends the held pushes, or, while a split operation the shard took part in
+  // is not sealed, holds them until it is.
+  void send_held_pushes();
   int64_t now_ms() const;
 
   size_t id_;
@@ -221,6 +228,7 @@ class Shard {
   bool serving_while_busy_ = false;
   std::vector<std::function<void()>> deferred_;
   std::vector<std::function<void()>> held_pushes_;
+  bool pushes_wait_for_seal_ = false;
 };
 
 }  // namespace hotkv

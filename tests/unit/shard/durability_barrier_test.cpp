@@ -246,6 +246,31 @@ TEST_CASE("A push held for a multi-shard operation leaves at release_pushes",
   CHECK(sent == 2);
 }
 
+TEST_CASE("A PUBLISH after a split part waits until its operation is sealed", "[durability]") {
+  // The part's record is written here, a sibling part elsewhere is not: a message announcing
+  // the write could outlive a crash that takes the write back, as a reply could.
+  LogFixture f;
+  f.shard.log().set_policy(FsyncPolicy::kEverysec);
+  hotkv::PubSubHub hub;
+  EventSink sink;
+  auto client = subscribe(hub, f, sink, "orders");
+  uint64_t op = f.seals.open();
+  f.append("part");
+  f.shard.seal_gate().absorb(op);
+  f.shard.publish_after_log(hub, "orders", "o1");
+  DurabilityBarrier::pass_group_now(f.shard);
+  CHECK_FALSE(f.shard.log().needs_flush());
+  CHECK(f.shard.pushes_wait());
+  f.io.poll();
+  CHECK(sink.seen.empty());
+  REQUIRE(f.seals.close(op));
+  f.shard.seal_gate().advanced(f.seals.sealed_below());
+  f.io.restart();
+  f.io.poll();
+  CHECK(sink.seen == std::vector<std::string>{"orders|o1"});
+  CHECK_FALSE(f.shard.pushes_wait());
+}
+
 TEST_CASE("pass writes now, syncs under always, and costs nothing with nothing pending",
           "[durability]") {
   // A hop's batch or a woken waiter's reply leaves for another thread right after: no group
