@@ -318,6 +318,21 @@ def expect_error_prefix(reply, prefix):
 # Server processes.
 
 
+
+def kill9_under_load(server, threads, stop, seconds):
+    """Starts the load `threads`, lets them run `seconds`, kills the server with SIGKILL,
+    sets `stop`, and waits for the threads and the process: the crash half of a kill -9 test
+    (the restart and its checks are the test's)."""
+    for th in threads:
+        th.start()
+    time.sleep(seconds)
+    os.kill(server.pid(), signal.SIGKILL)
+    stop.set()
+    for th in threads:
+        th.join(timeout=15)
+    server.wait(timeout=10)
+    server.cleanup()
+
 class Server:
     """One server process on a free loopback port. Use as a context manager.
 

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server import (ConnectionClosed, DataDir, RawClient, RespError, Swarm, case,  # noqa: E402
                     encode_command, expect_error, hotkv_only, raise_nofile, run_cases)
 
+from server import kill9_under_load  # noqa: E402
 import server as harness  # noqa: E402
 
 SHOPPERS = 10_000
@@ -568,15 +569,7 @@ def kill9_mid_sale_keeps_every_acknowledged_hold_and_sale(t, srv):
         errors = []
         threads = [threading.Thread(target=shopper, args=(s.port, w, key, stop, acked, errors))
                    for w in range(16)]
-        for th in threads:
-            th.start()
-        time.sleep(random.Random(7).uniform(0.4, 0.8))
-        os.kill(s.pid(), signal.SIGKILL)
-        stop.set()
-        for th in threads:
-            th.join(timeout=15)
-        s.wait(timeout=10)
-        s.cleanup()
+        kill9_under_load(s, threads, stop, random.Random(7).uniform(0.4, 0.8))
         assert not errors, errors[:3]
         assert len(acked["holds"]) >= 16, "the sale barely ran: %d holds" % len(acked["holds"])
         time.sleep(0.5)  # the short holds' deadlines pass while the server is down

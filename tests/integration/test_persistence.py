@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server import (ConnectionClosed, DataDir, Push, RawClient, case, encode_command, free_port,  # noqa: E402
                     hotkv_only, run_cases, spread_keys, wait_for, wait_rewrite_done)
 
+from server import kill9_under_load  # noqa: E402
 import server as harness  # noqa: E402
 
 ITERATIONS = int(os.environ.get("HOTKV_CRASH_ITERATIONS", "20"))
@@ -134,15 +135,7 @@ def crash_round(t, d, fsync, rng):
     threads = [threading.Thread(target=writer,
                                 args=(s.port, w, base[w], keys_cross, stop, acked, errors))
                for w in range(WRITERS)]
-    for th in threads:
-        th.start()
-    time.sleep(rng.uniform(0.05, 0.4))
-    os.kill(s.pid(), signal.SIGKILL)
-    stop.set()
-    for th in threads:
-        th.join(timeout=15)
-    s.wait(timeout=10)
-    s.cleanup()
+    kill9_under_load(s, threads, stop, rng.uniform(0.05, 0.4))
     assert not errors, errors
     s2 = t.server(extra_args=d.args(fsync), expect_exit=0).start()
     try:

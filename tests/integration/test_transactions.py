@@ -35,6 +35,7 @@ from server import (ConnectionClosed, DataDir, RawClient, RespError, Server, Swa
 
 import dataset  # noqa: E402
 
+from server import kill9_under_load  # noqa: E402
 import server as harness  # noqa: E402
 
 harness.READY_TIMEOUT_S = 120
@@ -622,15 +623,7 @@ def kill9_during_a_random_mix_with_a_log_keeps_every_invariant(t, srv):
                                         args=(s.port, i, shas, accounts, pairs, total, stop,
                                               acked, errors))
                        for i in range(conns)]
-            for th in threads:
-                th.start()
-            time.sleep(rng.uniform(0.5, 1.2))
-            os.kill(s.pid(), signal.SIGKILL)
-            stop.set()
-            for th in threads:
-                th.join(timeout=15)
-            s.wait(timeout=10)
-            s.cleanup()
+            kill9_under_load(s, threads, stop, rng.uniform(0.5, 1.2))
             assert not errors, errors[:5]
             s = t.server(extra_args=d.args("everysec"), expect_exit=0).start()
             try:
