@@ -333,6 +333,7 @@ def kill9_under_load(server, threads, stop, seconds):
     server.wait(timeout=10)
     server.cleanup()
 
+
 class Server:
     """One server process on a free loopback port. Use as a context manager.
 

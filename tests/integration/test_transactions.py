@@ -785,15 +785,7 @@ def kill9_keeps_each_transaction_whole(t, srv):
                 base = [int(c.call("GET", "w:%d" % w) or 0) for w in range(4)]
             threads = [threading.Thread(target=tx_writer, args=(s.port, keys, w, base[w], stop, acked))
                        for w in range(4)]
-            for th in threads:
-                th.start()
-            time.sleep(0.3 + 0.1 * round_no)
-            os.kill(s.pid(), signal.SIGKILL)
-            stop.set()
-            for th in threads:
-                th.join(timeout=15)
-            s.wait(timeout=10)
-            s.cleanup()
+            kill9_under_load(s, threads, stop, 0.3 + 0.1 * round_no)
             s2 = t.server(extra_args=d.args("always")).start()
             try:
                 with s2.raw() as c:
