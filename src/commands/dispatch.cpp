@@ -267,14 +267,18 @@ const CommandSpec* check_command(const Table& table, std::span<const std::string
 }
 
 namespace {
+void sort_unique(std::vector<size_t>& shards) {
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+}
+
 // Adds the shards of argv[i] for each i in `indexes` to `shards`, sorted and without repeats.
 void add_indexed_shards(std::span<const std::string_view> argv, std::span<const size_t> indexes,
                         Engine& engine, std::vector<size_t>& shards) {
   for (size_t idx : indexes) {
     shards.push_back(engine.shard_of(argv[idx]));
   }
-  std::sort(shards.begin(), shards.end());
-  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+  sort_unique(shards);
 }
 }  // namespace
 
@@ -321,8 +325,7 @@ void route_command(const CommandSpec& spec, std::span<const std::string_view> ar
   }
   route.kind = RouteKind::kAtomic;
   route.shards = route.key_shards;
-  std::sort(route.shards.begin(), route.shards.end());
-  route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
+  sort_unique(route.shards);
 }
 
 void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
@@ -330,8 +333,7 @@ void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
   for (std::string_view key : keys) {
     shards.push_back(engine.shard_of(key));
   }
-  std::sort(shards.begin(), shards.end());
-  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+  sort_unique(shards);
 }
 
 void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> argv,

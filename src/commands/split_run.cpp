@@ -27,12 +27,7 @@ void SplitRun::add_split(const CommandSpec& spec, std::span<const std::string_vi
   if (split_args_.size() < engine.shard_count()) {
     split_args_.resize(engine.shard_count());
   }
-  // The route's shards when they line up with the key groups (they always do for the
-  // kSplitsByKey commands); computed here otherwise.
-  auto shard_at = [&](size_t key, size_t k) {
-    return key < key_shards.size() ? key_shards[key] : engine.shard_of(argv[k]);
-  };
-  const size_t lead = shard_at(0, first);
+  const size_t lead = key_shards[0];
   std::vector<size_t>& touched = touched_;
   touched.clear();
   touched.push_back(lead);  // the lead's part comes first among the call's parts
@@ -40,7 +35,7 @@ void SplitRun::add_split(const CommandSpec& spec, std::span<const std::string_vi
              spec.flags};
   size_t key = 0;
   for (size_t k = first; k + step <= argv.size(); k += step, ++key) {
-    size_t s = shard_at(key, k);
+    const size_t s = key_shards[key];
     std::vector<std::string_view>& part = split_args_[s];
     if (part.empty()) {
       part.assign(argv.begin(), argv.begin() + static_cast<std::ptrdiff_t>(first));

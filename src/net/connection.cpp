@@ -874,9 +874,8 @@ void ConnectionSet::write_deferred() {
   // go out in one group write first, as write_output's pass would do.
   DurabilityBarrier::pass_group_now(shard);
   if (!DurabilityBarrier::sealed(shard)) {
-    auto held = std::make_shared<std::vector<std::shared_ptr<Connection>>>();
-    held->swap(writing_);
-    DurabilityBarrier::when_sealed(shard, [this, held] { write_held(std::move(*held)); });
+    hold_until_sealed(shard, std::move(writing_));
+    writing_.clear();
     return;
   }
   for (auto& c : writing_) {
@@ -892,13 +891,18 @@ void ConnectionSet::write_held(std::vector<std::shared_ptr<Connection>> batch) {
   Shard& shard = any.engine_.shard(any.shard_);
   DurabilityBarrier::pass_group_now(shard);
   if (!DurabilityBarrier::sealed(shard)) {
-    auto held = std::make_shared<std::vector<std::shared_ptr<Connection>>>(std::move(batch));
-    DurabilityBarrier::when_sealed(shard, [this, held] { write_held(std::move(*held)); });
+    hold_until_sealed(shard, std::move(batch));
     return;
   }
   for (auto& c : batch) {
     c->write_deferred_reply();
   }
+}
+
+void ConnectionSet::hold_until_sealed(Shard& shard,
+                                      std::vector<std::shared_ptr<Connection>> batch) {
+  auto held = std::make_shared<std::vector<std::shared_ptr<Connection>>>(std::move(batch));
+  DurabilityBarrier::when_sealed(shard, [this, held] { write_held(std::move(*held)); });
 }
 
 void ConnectionSet::shutdown_all() {

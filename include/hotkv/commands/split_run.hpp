@@ -49,7 +49,8 @@ class SplitRun {
   // shard's part; the part of the first key's shard counts the call. The parts' replies make
   // the call's: alike (MSET: the first key's part answers), added up (kSplitSums: DEL,
   // EXISTS) or gathered back into key order (kSplitGathers: MGET).
-  // `key_shards`: each key's shard, in order (Route::key_shards), computed once by the route.
+  // `key_shards`: each key's shard, in order (Route::key_shards), computed once by the route;
+  // one per key group. REQUIRES: splits(spec, argv, engine).
   void add_split(const CommandSpec& spec, std::span<const std::string_view> argv,
                  std::span<const size_t> key_shards, uint32_t db, const TrackingCaller& caller,
                  Engine& engine);

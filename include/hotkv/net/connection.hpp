@@ -488,6 +488,7 @@ class ConnectionSet {
   void write_deferred();
   // A batch whose replies waited for split operations to be sealed (split_seals.hpp).
   void write_held(std::vector<std::shared_ptr<Connection>> batch);
+  void hold_until_sealed(Shard& shard, std::vector<std::shared_ptr<Connection>> batch);
   uint64_t reads_ = 0;
   uint64_t reads_at_post_ = 0;
   int64_t last_park_ms_ = 0;
