@@ -119,14 +119,15 @@ bool acl_authenticate(ClientSession& session, Engine& engine, std::string_view c
 }
 
 bool acl_allows_or_reply(ClientSession& session, Engine& engine, const CommandSpec& spec,
-                         std::span<const std::string_view> argv, ReplyWriter& reply) {
+                         std::span<const std::string_view> argv,
+                         std::span<const size_t> key_indexes, ReplyWriter& reply) {
   const AclUser* u = current_user(session, engine);
   if ((u != nullptr && u->unrestricted) || session.master_link) {
     return true;  // the common case: one flag (a master's link runs whatever it sends)
   }
   AclCheckResult r{AclDenial::kCommand, 0};
   if (u != nullptr) {
-    r = acl_check(*u, spec, argv, engine.table());
+    r = acl_check(*u, spec, argv, engine.table(), key_indexes);
     if (r.denial == AclDenial::kNone) {
       return true;
     }

@@ -621,14 +621,12 @@ uint8_t key_needs(const CommandSpec& spec, std::span<const std::string_view> arg
 }
 
 AclCheckResult check_selector(const AclSelector& s, const CommandSpec& spec,
-                              std::span<const std::string_view> argv, const Table& table) {
+                              std::span<const std::string_view> argv, const Table& table,
+                              std::span<const size_t> keys) {
   if ((spec.flags & kNoAuth) == 0 && !s.allows_slot(table.stat_slot(spec, argv))) {
     return {AclDenial::kCommand, 0};
   }
   if (!s.all_keys) {
-    thread_local std::vector<size_t> keys;
-    keys.clear();
-    Table::key_indexes(spec, argv, keys);
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!key_allowed(s, argv[keys[i]], key_needs(spec, argv, i, keys.size()))) {
         return {AclDenial::kKey, keys[i]};
@@ -659,9 +657,21 @@ AclCheckResult acl_check(const AclUser& user, const CommandSpec& spec,
   if (user.unrestricted) {
     return {};
   }
+  thread_local std::vector<size_t> keys;
+  keys.clear();
+  Table::key_indexes(spec, argv, keys);
+  return acl_check(user, spec, argv, table, keys);
+}
+
+AclCheckResult acl_check(const AclUser& user, const CommandSpec& spec,
+                         std::span<const std::string_view> argv, const Table& table,
+                         std::span<const size_t> key_indexes) {
+  if (user.unrestricted) {
+    return {};
+  }
   AclCheckResult worst{AclDenial::kCommand, 0};
   auto consider = [&](const AclSelector& s) {
-    AclCheckResult r = check_selector(s, spec, argv, table);
+    AclCheckResult r = check_selector(s, spec, argv, table, key_indexes);
     if (r.denial == AclDenial::kNone) {
       return true;
     }

@@ -11,8 +11,8 @@
 
 #include <asio/post.hpp>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"

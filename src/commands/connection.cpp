@@ -6,6 +6,7 @@
 #include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/acl_store.hpp"
 #include "hotkv/commands/client_tracking.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
@@ -14,9 +15,8 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
-#include "hotkv/util/glob.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/util/clock.hpp"
+#include "hotkv/util/glob.hpp"
 #include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
 

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/memory_figures.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/script_store.hpp"

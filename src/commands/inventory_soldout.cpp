@@ -8,8 +8,8 @@
 
 #include <asio/post.hpp>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/inventory_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/shard/engine.hpp"

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"

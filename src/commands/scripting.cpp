@@ -8,8 +8,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_server.hpp"

@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"

@@ -16,7 +16,7 @@
 #include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/client_tracking.hpp"
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
@@ -124,7 +124,7 @@ void Connection::park_if_idle(int64_t now_ms) {
   std::string().swap(out_);
   std::string().swap(tls_scratch_);
   std::vector<std::string_view>().swap(args_);
-  std::vector<size_t>().swap(key_scratch_);
+  plan_ = Plan();
   park_requested_ = true;
   std::error_code ec;
   socket_.cancel(ec);

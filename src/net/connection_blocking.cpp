@@ -12,7 +12,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "hotkv/commands/blocking.hpp"
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
@@ -110,7 +110,7 @@ void Connection::watch_disconnect() {
   });
 }
 
-asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, Route route) {
+asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, Plan plan) {
   std::vector<std::string> argv(args_.begin(), args_.end());
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> deadline;
@@ -134,7 +134,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
     };
     int64_t timeout_ms = 0;
     std::optional<std::string> reply;
-    if (route.kind == RouteKind::kAtomic) {
+    if (plan.mode == RunMode::kAtomic) {
       // Keys on several shards: run atomically; if it blocks, register on every involved
       // shard while they are still parked. A wake is a retry through this same path.
       c->in_place = false;
@@ -161,7 +161,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         }
         return std::nullopt;
       };
-      std::vector<size_t> shards = route.shards;
+      std::vector<size_t> shards = plan.shards;
       bool refused = false;
       try {
         reply = co_await engine_.run_atomic(shard_, std::move(shards), std::move(task));
@@ -174,7 +174,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, R
         reply = std::move(out);
       }
     } else {
-      size_t target = route.kind == RouteKind::kLocal ? shard_ : route.shard;
+      size_t target = plan.target();
       c->in_place = true;
       c->shard = target;
       if (target == shard_) {

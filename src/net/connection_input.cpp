@@ -5,17 +5,17 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/client_tracking.hpp"
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
+#include "hotkv/exec/command_checks.hpp"
 #include "hotkv/util/clock.hpp"
 
 namespace hotkv {
 
 asio::awaitable<bool> Connection::process_input() {
-  Route route;  // kept across commands: its vectors keep their capacity
   Next next = Next::kNextCommand;
   while (next != Next::kWaitInput) {
     CommandPass pass;
@@ -46,11 +46,11 @@ asio::awaitable<bool> Connection::process_input() {
       next = co_await run_exec(pass);
     }
     if (next == Next::kGoOn) {
-      next = route_here(route, pass);
+      next = route_here(pass);
       if (next == Next::kAwait) {
-        next = co_await pipeline_command(route, pass);
+        next = co_await pipeline_command(pass);
         if (next == Next::kGoOn) {
-          next = co_await run_command_now(route, pass);
+          next = co_await run_command_now(pass);
         }
       } else if (next == Next::kGoOn) {
         next = run_local(pass);
@@ -113,7 +113,7 @@ asio::awaitable<void> Connection::close_for_bad_input(const CommandPass& pass) {
 
 const CommandSpec* Connection::check_here(std::string& rejected) {
   ReplyWriter check_writer(rejected, session_.resp);
-  return check_command(engine_.table(), args_, session_, engine_, check_writer);
+  return check_command(engine_.table(), args_, session_, engine_, shard_, plan_, check_writer);
 }
 
 void Connection::refuse_for_memory(const CommandSpec& spec, std::string& rejected) {
@@ -226,47 +226,46 @@ asio::awaitable<Connection::Next> Connection::run_exec(CommandPass& pass) {
   co_return Next::kNextCommand;
 }
 
-Connection::Next Connection::route_here(Route& route, CommandPass& pass) {
-  const CommandSpec& spec = *pass.spec;
-  route_command(spec, args_, engine_, shard_, route);
-  caller_ = take_tracking_caller(session_, spec);
-  if (route.kind != RouteKind::kLocal || (spec.flags & kBlocking) != 0 || !window_.empty() ||
+Connection::Next Connection::route_here(CommandPass& pass) {
+  const Plan& plan = plan_;
+  caller_ = take_tracking_caller(session_, *pass.spec);
+  if (plan.mode != RunMode::kLocal || plan.blocking || !window_.empty() ||
       cross_shard_pending()) {
     return Next::kAwait;
   }
   // Here, with nothing of this client pending elsewhere: what pipeline_command would decide
   // without a wait.
-  if (route.keyed && !pass.suppress) {
+  if (plan.keyed && !pass.suppress) {
     note_route(shard_);
   }
   pass.mark = out_.size();
   return Next::kGoOn;
 }
 
-asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, CommandPass& pass) {
+asio::awaitable<Connection::Next> Connection::pipeline_command(CommandPass& pass) {
   const CommandSpec& spec = *pass.spec;
+  const Plan& plan = plan_;
   // A reserve its item's shard would refuse as SOLDOUT is refused here when the item's beacon
   // proves it (inventory_soldout.hpp); only with nothing of this client's pending elsewhere,
   // so that replies keep their order.
   const size_t answer_mark = out_.size();
-  if (route.kind == RouteKind::kRemote && window_.empty() && !cross_shard_pending() &&
+  if (plan.mode == RunMode::kHop && window_.empty() && !cross_shard_pending() &&
       session_.db == 0) {  // beacons are for items of database 0
     ReplyWriter w(out_, session_.resp);
     pass.answered = answer_soldout_here(spec, args_, engine_, engine_.shard(shard_), w);
   }
-  const bool blocking = (spec.flags & kBlocking) != 0;
-  const bool windowable = !pass.answered && route.keyed && !pass.suppress && !blocking &&
-                          route.kind != RouteKind::kAtomic;
+  const bool windowable = !pass.answered && plan.keyed && !pass.suppress && !plan.blocking &&
+                          plan.mode != RunMode::kAtomic;
   if (windowable && cross_shard_pending()) {
     co_await flush_window();
   }
   if (windowable) {
-    const size_t target = route.kind == RouteKind::kRemote ? route.shard : shard_;
+    const size_t target = plan.target();
     note_route(target);
     if (!window_takes(target, spec)) {
       co_await flush_window();
     }
-    if (route.kind == RouteKind::kRemote || !window_.empty()) {
+    if (plan.mode == RunMode::kHop || !window_.empty()) {
       // Squashed: this shard's part of the pipeline travels (or runs) with the others.
       add_to_window(target, spec);
       in_.consume(pass.consumed);
@@ -277,16 +276,16 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, Com
       co_return Next::kNextCommand;
     }
   }
-  if (route.kind == RouteKind::kAtomic && !pass.suppress && !blocking) {
+  if (plan.mode == RunMode::kAtomic && !pass.suppress && !plan.blocking) {
     // A call that splits by key and one that needs its shards parked do not share a run.
-    const bool splits = SplitRun::splits(spec, args_, engine_);
+    const bool splits = plan.splits;
     if (!window_.empty() || (splits ? !atomic_run_.empty() : !split_run_.empty())) {
       co_await flush_window();
     }
     if (splits) {
-      split_run_.add_split(spec, args_, route.key_shards, session_.db, caller_, engine_);
+      split_run_.add_split(spec, args_, plan.key_shards, session_.db, caller_, engine_);
     } else {
-      add_to_atomic_run(spec, route.shards);
+      add_to_atomic_run(spec, plan.shards);
     }
     in_.consume(pass.consumed);
     const size_t commands = splits ? split_run_.size() : atomic_run_.size();
@@ -304,17 +303,17 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(Route& route, Com
   co_return Next::kGoOn;
 }
 
-asio::awaitable<Connection::Next> Connection::run_command_now(const Route& route,
-                                                              CommandPass& pass) {
+asio::awaitable<Connection::Next> Connection::run_command_now(CommandPass& pass) {
   const CommandSpec& spec = *pass.spec;
+  const Plan& plan = plan_;
   if (pass.answered) {
     note_route(shard_);  // served here: no reason to move to the item's thread
-  } else if ((spec.flags & kBlocking) != 0) {
+  } else if (plan.blocking) {
     // A job worker looping on BRPOP of one queue follows the queue like any other client
     // follows its keys: served where the list lives, each pop and each wake stays on one
     // thread instead of two hops and a cross-thread wake per entry.
-    if (route.kind == RouteKind::kRemote || route.kind == RouteKind::kLocal) {
-      note_route(route.kind == RouteKind::kRemote ? route.shard : shard_);
+    if (plan.mode != RunMode::kAtomic) {
+      note_route(plan.target());
     }
     // The replies of the commands before it in the pipeline leave first, as Redis sends them
     // before a client blocks: a client that pipelines LPUSH and BLPOP reads its LPUSH's
@@ -327,12 +326,12 @@ asio::awaitable<Connection::Next> Connection::run_command_now(const Route& route
       }
       pass.mark = out_.size();
     }
-    const std::string reply = co_await run_blocking(spec, route);
+    const std::string reply = co_await run_blocking(spec, plan);
     out_ += reply;
     if (closing_) {
       co_return Next::kClose;
     }
-  } else if (route.kind == RouteKind::kLocal) {
+  } else if (plan.mode == RunMode::kLocal) {
     // co_await only as a whole statement's initializer here: GCC 12 miscompiles it inside
     // ?: or a co_return (SIGILL on resuming); see also `out_ += reply` above.
     const Next next = run_local(pass);
@@ -341,13 +340,13 @@ asio::awaitable<Connection::Next> Connection::run_command_now(const Route& route
     }
     const Next after = co_await after_local_run(pass);
     co_return after;
-  } else if (route.kind == RouteKind::kRemote) {
+  } else if (plan.mode == RunMode::kHop) {
     // A reply that is suppressed still runs where its keys live, alone.
-    add_to_window(route.shard, spec);
+    add_to_window(plan.shard, spec);
     co_await flush_window();
   } else {
     // A reply that is suppressed still runs with its shards parked, alone.
-    add_to_atomic_run(spec, route.shards);
+    add_to_atomic_run(spec, plan.shards);
     co_await flush_atomic_run();
   }
   co_return Next::kGoOn;

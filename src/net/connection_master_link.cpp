@@ -14,11 +14,12 @@
 #include <asio/use_awaitable.hpp>
 
 #include "hotkv/commands/client_tracking.hpp"
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/replication.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
+#include "hotkv/exec/command_checks.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/util/clock.hpp"
 
@@ -153,7 +154,7 @@ asio::awaitable<void> Connection::serve_master_stream() {
 }
 
 asio::awaitable<bool> Connection::process_master_input() {
-  Route route;
+  const Plan& plan = plan_;
   std::string& unsettled = master_->unsettled;
   for (;;) {
     if (closing_) {
@@ -199,7 +200,7 @@ asio::awaitable<bool> Connection::process_master_input() {
     std::string rejected;
     ReplyWriter check_writer(rejected, session_.resp);
     const CommandSpec* spec =
-        check_command(engine_.table(), args_, session_, engine_, check_writer);
+        check_command(engine_.table(), args_, session_, engine_, shard_, plan_, check_writer);
     if (spec == nullptr) {
       // Redis too applies its master's stream without answering; a command this server cannot
       // run leaves the data sets apart, so it is at least said.
@@ -225,16 +226,15 @@ asio::awaitable<bool> Connection::process_master_input() {
       settle_master_bytes();
       continue;
     }
-    route_command(*spec, args_, engine_, shard_, route);
     caller_ = take_tracking_caller(session_, *spec);
     // A blocking command from the master never blocks (it cannot: no block request is
     // passed), as Redis runs its master's commands.
-    const size_t target = route.kind == RouteKind::kRemote ? route.shard : shard_;
-    if (route.keyed && route.kind != RouteKind::kAtomic && !window_takes(target, *spec)) {
+    const size_t target = plan.target();
+    if (plan.keyed && plan.mode != RunMode::kAtomic && !window_takes(target, *spec)) {
       co_await flush_window();
     }
-    if (route.keyed && route.kind != RouteKind::kAtomic &&
-        (route.kind == RouteKind::kRemote || !window_.empty())) {
+    if (plan.keyed && plan.mode != RunMode::kAtomic &&
+        (plan.mode == RunMode::kHop || !window_.empty())) {
       if (!atomic_run_.empty()) {
         co_await flush_atomic_run();
       }
@@ -249,7 +249,7 @@ asio::awaitable<bool> Connection::process_master_input() {
       continue;
     }
     co_await flush_window();
-    if (route.kind == RouteKind::kLocal) {
+    if (plan.mode == RunMode::kLocal) {
       ReplyWriter w(out_, session_.resp);
       ScopedTrackingCaller as(caller_);
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
@@ -258,11 +258,11 @@ asio::awaitable<bool> Connection::process_master_input() {
         add_to_atomic_run(*spec, engine_.all_shards());  // a script undone: every shard
         co_await flush_atomic_run();
       }
-    } else if (route.kind == RouteKind::kRemote) {
-      add_to_window(route.shard, *spec);
+    } else if (plan.mode == RunMode::kHop) {
+      add_to_window(plan.shard, *spec);
       co_await flush_window();
     } else {
-      add_to_atomic_run(*spec, route.shards);
+      add_to_atomic_run(*spec, plan.shards);
       co_await flush_atomic_run();
     }
     out_.clear();

@@ -7,10 +7,11 @@
 
 #include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/blocking.hpp"
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/transactions.hpp"
+#include "hotkv/exec/plan.hpp"
 #include "hotkv/net/connection.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/durability_barrier.hpp"
@@ -58,44 +59,9 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   }
 
   // Which shards the queued commands touch, and whether one needs this client's session.
-  std::vector<size_t> shards;
-  bool needs_home = false;
-  // Each command keeps to one shard (or names no key): the transaction may run split.
-  bool splits = true;
+  TransactionPlan plan;
+  plan_transaction(txn.queue, engine_, shard_, watch != nullptr, plan);
   std::vector<std::string_view> views;
-  std::vector<size_t> own;
-  std::vector<size_t> command_shard;  // each command's one shard (home when keyless)
-  command_shard.reserve(txn.queue.size());
-  for (const QueuedCommand& q : txn.queue) {
-    views.assign(q.args.begin(), q.args.end());
-    if (needs_every_shard(*q.spec, views)) {
-      shards = engine_.all_shards();
-      splits = false;
-      break;
-    }
-    if ((q.spec->flags & kConnection) != 0) {
-      needs_home = true;
-      command_shard.push_back(shard_);
-      continue;
-    }
-    if ((q.spec->flags & kRunsScript) != 0 && engine_.shard_count() > 1) {
-      // A script may reach beyond its KEYS; undone there, it would take the transaction's
-      // earlier commands with it, so a transaction with a script holds every shard.
-      shards = engine_.all_shards();
-      splits = false;
-      break;
-    }
-    own.clear();
-    add_key_shards(*q.spec, views, engine_, own, key_scratch_);
-    splits = splits && own.size() <= 1;
-    command_shard.push_back(own.empty() ? shard_ : own[0]);
-    for (size_t s : own) {  // the union, sorted and without repeats
-      auto at = std::lower_bound(shards.begin(), shards.end(), s);
-      if (at == shards.end() || *at != s) {
-        shards.insert(at, s);
-      }
-    }
-  }
 
   // ACL rules are checked again at EXEC, here on the client's thread, as Redis does: a
   // command the user may no longer run gets -NOPERM in its place and the others still run.
@@ -151,17 +117,16 @@ asio::awaitable<std::string> Connection::exec_transaction() {
   };
 
   size_t home = shard_;
-  if (shards.size() > 1 && splits && !watch && !needs_home &&
-      SplitRun::events_allow_split(engine_)) {
-    // No WATCH to check at one instant, no command over several shards: each shard runs its
-    // commands as its part of one split run (split_run.hpp), no thread parked.
-    co_await exec_split(txn, refusals, command_shard, caller);
+  if (plan.splits) {
+    // Each shard runs its commands as its part of one split run (split_run.hpp), no thread
+    // parked.
+    co_await exec_split(txn, refusals, plan.command_shard, caller);
     out = std::move(exec_replies_);
     exec_replies_.clear();
-  } else if (shards.empty() || (shards.size() == 1 && shards[0] == home)) {
+  } else if (plan.mode == RunMode::kLocal) {
     out = run(home, false);
-  } else if (shards.size() == 1 && !needs_home) {
-    size_t target = shards[0];
+  } else if (plan.mode == RunMode::kHop) {
+    size_t target = plan.shard;
     Engine* engine = &engine_;
     auto task = [&run, target, engine] {
       std::string replies = run(target, false);
@@ -179,7 +144,7 @@ asio::awaitable<std::string> Connection::exec_transaction() {
     std::string* result = &out;
     Engine* engine = &engine_;
     co_await run_atomic_batched(
-        shards, [&run, home, result] { *result = run(home, true); },
+        plan.shards, [&run, home, result] { *result = run(home, true); },
         [engine, result, proto] {
           result->clear();
           std::string abort = exec_abort_because(engine->scripts().busy_error());

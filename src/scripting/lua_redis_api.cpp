@@ -19,8 +19,8 @@ extern "C" {
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/acl_session.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/redaction.hpp"

@@ -12,8 +12,8 @@ extern "C" {
 int luaopen_cjson(lua_State* L);
 }
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_cmsgpack.hpp"
@@ -367,7 +367,7 @@ void LuaVm::invoke(CommandContext& ctx, int nargs, std::span<const std::string_v
   if (const std::vector<size_t>* held = Engine::held_shards(); ctx.multi_shard && held) {
     call.allowed = *held;
   } else if (ctx.multi_shard) {
-    add_shards_of(keys, ctx.engine, call.allowed);
+    ctx.engine.add_shards_of(keys, call.allowed);
   } else {
     call.allowed.push_back(ctx.shard.id());
   }

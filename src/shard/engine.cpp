@@ -75,6 +75,15 @@ int Engine::persistence_errno() {
 
 size_t Engine::shard_of(std::string_view key) const { return key_shard(key, shards_.size()); }
 
+void Engine::add_shards_of(std::span<const std::string_view> keys,
+                           std::vector<size_t>& shards) const {
+  for (std::string_view key : keys) {
+    shards.push_back(shard_of(key));
+  }
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+}
+
 std::vector<size_t> Engine::all_shards() const {
   std::vector<size_t> out(shards_.size());
   for (size_t i = 0; i < out.size(); ++i) {

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <string_view>
 
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/exec/command_checks.hpp"
 
 namespace hotkv::test {
 
@@ -58,43 +59,43 @@ std::string TestServer::run_as(ClientSession& session, const std::vector<std::st
   std::vector<std::string_view> views(argv.begin(), argv.end());
   std::string out;
   ReplyWriter w(out, session.resp);
-  const CommandSpec* spec = check_command(engine_->table(), views, session, *engine_, w);
+  Plan plan;
+  const CommandSpec* spec =
+      check_command(engine_->table(), views, session, *engine_, 0, plan, w);
   if (spec == nullptr) {
     return out;
   }
-  Route route;
-  route_command(*spec, views, *engine_, 0, route);
-  run_routed(*spec, views, session, route, w);
+  run_planned(views, session, plan, w);
   if (take_rerun_request()) {
     // A script undone for reaching beyond its shards runs again with every shard, as the
     // server's connections run it.
-    route.kind = RouteKind::kAtomic;
-    route.shards = engine_->all_shards();
-    run_routed(*spec, views, session, route, w);
+    plan.mode = RunMode::kAtomic;
+    plan.shards = engine_->all_shards();
+    run_planned(views, session, plan, w);
   }
   return out;
 }
 
-void TestServer::run_routed(const CommandSpec& spec_ref, std::span<const std::string_view> views,
-                            ClientSession& session, const Route& route, ReplyWriter& w) {
-  const CommandSpec* spec = &spec_ref;
-  switch (route.kind) {
-    case RouteKind::kLocal:
-      execute_command(*spec, views, *engine_, engine_->shard(0), false, &session, session.db, w);
+void TestServer::run_planned(std::span<const std::string_view> views, ClientSession& session,
+                             const Plan& plan, ReplyWriter& w) {
+  const CommandSpec& spec = *plan.spec;
+  switch (plan.mode) {
+    case RunMode::kLocal:
+      execute_command(spec, views, *engine_, engine_->shard(0), false, &session, session.db, w);
       break;
-    case RouteKind::kRemote:
-      execute_command(*spec, views, *engine_, engine_->shard(route.shard), false, nullptr,
+    case RunMode::kHop:
+      execute_command(spec, views, *engine_, engine_->shard(plan.shard), false, nullptr,
                       session.db, w);
       break;
-    case RouteKind::kAtomic: {
+    case RunMode::kAtomic: {
       // Every shard lives on this thread, so they are trivially "parked"; the ones the
-      // route names (and this "thread's" shard 0) are held, as run_atomic would hold them.
-      std::vector<size_t> held = route.shards;
+      // plan names (and this "thread's" shard 0) are held, as run_atomic would hold them.
+      std::vector<size_t> held = plan.shards;
       held.push_back(0);
       std::sort(held.begin(), held.end());
       held.erase(std::unique(held.begin(), held.end()), held.end());
       Engine::HeldShards scope(&held);
-      execute_command(*spec, views, *engine_, engine_->shard(0), true, &session, session.db, w);
+      execute_command(spec, views, *engine_, engine_->shard(0), true, &session, session.db, w);
       break;
     }
   }

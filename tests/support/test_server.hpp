@@ -14,7 +14,8 @@
 #include <asio/io_context.hpp>
 
 #include "hotkv/commands/client_session.hpp"
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
+#include "hotkv/exec/plan.hpp"
 #include "hotkv/resp/writer.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/pubsub.hpp"
@@ -56,8 +57,8 @@ class TestServer : private PubSubSink {
   ClientSession session_;
   std::vector<PubSubMessage> pushes_;
   void deliver(const PubSubMessage& m) override { pushes_.push_back(m); }
-  void run_routed(const CommandSpec& spec, std::span<const std::string_view> views,
-                  ClientSession& session, const Route& route, ReplyWriter& w);
+  void run_planned(std::span<const std::string_view> views, ClientSession& session,
+                   const Plan& plan, ReplyWriter& w);
 };
 
 // A key ("k0", "k1", ...) whose shard is not `key`'s; throws if none of the first 100 is.

@@ -37,9 +37,10 @@ bool acl_authenticate(ClientSession& session, Engine& engine, std::string_view c
 
 // The check before a command runs (queued in MULTI or not). Refreshes the session's user
 // snapshot when the store changed (one atomic load otherwise). On refusal writes -NOPERM,
-// adds an ACL LOG entry and returns false.
+// adds an ACL LOG entry and returns false. `key_indexes`: the call's key positions (its plan).
 bool acl_allows_or_reply(ClientSession& session, Engine& engine, const CommandSpec& spec,
-                         std::span<const std::string_view> argv, ReplyWriter& reply);
+                         std::span<const std::string_view> argv,
+                         std::span<const size_t> key_indexes, ReplyWriter& reply);
 
 // EXEC's second check of a queued command: "" when allowed, else the error text to put in the
 // EXEC reply (after logging it with context "multi").

@@ -112,6 +112,10 @@ bool acl_password_ok(const AclUser& user, std::string_view password);
 // REQUIRES: spec is argv[0]'s entry and the call passed its arity check.
 AclCheckResult acl_check(const AclUser& user, const CommandSpec& spec,
                          std::span<const std::string_view> argv, const Table& table);
+// The same with the call's key positions already known (the command's plan has them).
+AclCheckResult acl_check(const AclUser& user, const CommandSpec& spec,
+                         std::span<const std::string_view> argv, const Table& table,
+                         std::span<const size_t> key_indexes);
 
 // Redis's lower-case full name of the call's command ("get", "config|get").
 std::string acl_command_fullname(const CommandSpec& spec, std::span<const std::string_view> argv);

@@ -22,9 +22,10 @@
 #include <asio/steady_timer.hpp>
 
 #include "hotkv/commands/client_session.hpp"
-#include "hotkv/commands/dispatch.hpp"
-#include "hotkv/commands/shard_batch.hpp"
-#include "hotkv/commands/split_run.hpp"
+#include "hotkv/commands/command_call.hpp"
+#include "hotkv/exec/plan.hpp"
+#include "hotkv/exec/shard_batch.hpp"
+#include "hotkv/exec/split_run.hpp"
 #include "hotkv/net/client_socket.hpp"
 #include "hotkv/net/input_buffer.hpp"
 #include "hotkv/net/shard_courier.hpp"
@@ -198,18 +199,18 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   void announce_command(CommandPass& pass);
   // EXEC of the open transaction.
   asio::awaitable<Next> run_exec(CommandPass& pass);
-  // Routes the command. kGoOn: it runs now, here, with nothing pending before it (the plain
-  // case); kAwait: pipeline_command decides.
-  Next route_here(Route& route, CommandPass& pass);
+  // Reads the command's plan. kGoOn: it runs now, here, with nothing pending before it (the
+  // plain case); kAwait: pipeline_command decides.
+  Next route_here(CommandPass& pass);
   // A keyed command joins the pipeline window, a multi-shard one the atomic run (both ending
   // its passage); anything else first flushes them.
-  asio::awaitable<Next> pipeline_command(Route& route, CommandPass& pass);
+  asio::awaitable<Next> pipeline_command(CommandPass& pass);
   // Runs a local command here. kAwait: it asks for more (a script to run again with every
   // shard, WAIT's acknowledgements): after_local_run.
   Next run_local(CommandPass& pass);
   asio::awaitable<Next> after_local_run(CommandPass& pass);
   // Runs anything else now: answered, blocking, or alone on its shard or shards.
-  asio::awaitable<Next> run_command_now(const Route& route, CommandPass& pass);
+  asio::awaitable<Next> run_command_now(CommandPass& pass);
   // MONITOR after the run, CLIENT REPLY's trimming, the pushes of a silenced reply.
   Next finish_command(CommandPass& pass);
   // maxmemory, before each command while a limit is set (connection_memory.cpp): evicts what
@@ -292,7 +293,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // Blocking commands (connection_blocking.cpp): runs the command; if it asks to block,
   // waits (without reading further input) until it is served, times out, is unblocked or the
   // client goes away. Returns the reply ("" if the client is gone).
-  asio::awaitable<std::string> run_blocking(const CommandSpec& spec, Route route);
+  asio::awaitable<std::string> run_blocking(const CommandSpec& spec, Plan plan);
   // Asks whoever owns the blocked client to complete it with `kind` (owner thread of the
   // in-place shard, or directly for several-shard clients). Connection's thread.
   void cancel_block(WakeKind kind);
@@ -365,7 +366,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   RequestParser parser_;
   int64_t bulk_limit_;
   std::vector<std::string_view> args_;
-  std::vector<size_t> key_scratch_;
+  Plan plan_;  // args_'s plan, made by the checks (kept: its vectors keep their capacity)
   std::string out_;
   std::vector<ShardBatch> batches_;  // indexed by shard, sized on first use
   std::vector<uint16_t> window_;     // the shard of each windowed command, in request order

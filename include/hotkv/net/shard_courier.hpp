@@ -15,8 +15,8 @@
 
 #include <asio/awaitable.hpp>
 
-#include "hotkv/commands/shard_batch.hpp"
-#include "hotkv/commands/split_run.hpp"
+#include "hotkv/exec/shard_batch.hpp"
+#include "hotkv/exec/split_run.hpp"
 #include "hotkv/shard/engine.hpp"
 
 namespace hotkv {

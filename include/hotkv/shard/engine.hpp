@@ -20,7 +20,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <stdexcept>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -107,6 +109,8 @@ class Engine {
   size_t shard_count() const { return shards_.size(); }
   Shard& shard(size_t i) { return *shards_[i]; }
   size_t shard_of(std::string_view key) const;
+  // Adds the shard of each key to `shards` and leaves it sorted and without repeats.
+  void add_shards_of(std::span<const std::string_view> keys, std::vector<size_t>& shards) const;
   Config& config() { return config_; }
   const Table& table() const { return table_; }
   ClientRegistry& clients() { return clients_; }

@@ -17,8 +17,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/exec/plan.hpp"
 #include "hotkv/persist/record.hpp"
 #include "hotkv/shard/blocking.hpp"
 #include "hotkv/shard/op_effects.hpp"
@@ -27,8 +28,8 @@
 #include "hotkv/types/inventory.hpp"
 #include "hotkv/types/stream.hpp"
 #include "hotkv/util/clock.hpp"
-#include "support/resp_value.hpp"
 #include "support/replay.hpp"
+#include "support/resp_value.hpp"
 #include "support/test_server.hpp"
 
 using hotkv::Effect;
@@ -571,10 +572,10 @@ TEST_CASE("INV.MRESERVE is routed atomically when its keys span shards", "[inven
   std::vector<size_t> idx;
   REQUIRE(hotkv::Table::key_indexes(*spec, argv, idx));
   CHECK(idx == std::vector<size_t>{3, 5});
-  hotkv::Route route;
-  hotkv::route_command(*spec, argv, s.engine(), 0, route);
-  CHECK(route.kind == hotkv::RouteKind::kAtomic);
-  CHECK(route.shards.size() == 2);
+  hotkv::Plan plan;
+  hotkv::plan_command(*spec, argv, s.engine(), 0, 0, plan);
+  CHECK(plan.mode == hotkv::RunMode::kAtomic);
+  CHECK(plan.shards.size() == 2);
 }
 
 TEST_CASE("INV.MRESERVE OWNER applies each item's MAXPEROWNER to the whole cart", "[inventory]") {

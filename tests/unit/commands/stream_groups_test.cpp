@@ -3,8 +3,8 @@
 // 7.2's replies, error texts and consumer-group accounting.
 #include <catch2/catch.hpp>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
 #include "support/resp_value.hpp"
 #include "support/test_server.hpp"

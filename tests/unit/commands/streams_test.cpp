@@ -3,8 +3,8 @@
 // and error texts. Consumer groups are in stream_groups_test.cpp.
 #include <catch2/catch.hpp>
 
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
-#include "hotkv/commands/dispatch.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/util/clock.hpp"
 #include "support/resp_value.hpp"

@@ -1,5 +1,5 @@
 // Commands over several shards as one part per shard (see split_run.hpp).
-#include "hotkv/commands/split_run.hpp"
+#include "hotkv/exec/split_run.hpp"
 
 #include <algorithm>
 #include <string>

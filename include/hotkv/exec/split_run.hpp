@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "hotkv/commands/shard_batch.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/exec/shard_batch.hpp"
 #include "hotkv/shard/engine.hpp"
 
 namespace hotkv {

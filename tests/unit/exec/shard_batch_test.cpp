@@ -7,9 +7,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "hotkv/commands/dispatch.hpp"
-#include "hotkv/commands/shard_batch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/exec/shard_batch.hpp"
 #include "support/test_server.hpp"
 
 using hotkv::Engine;

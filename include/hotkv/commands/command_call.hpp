@@ -1,7 +1,8 @@
-// From parsed arguments to an executed command: the checks every command goes through before
-// its handler (unknown name, arity, authentication), the routing decision (run here, hop to one
-// shard, or run atomically over several), and execution with statistics. No asio here: the
-// connection performs the hops the route asks for.
+// Running one command's handler: the context it gets, the statistics it leaves (calls, time,
+// failures, slow log, latency events, error replies) and the per-thread switches scripts and
+// transactions set around it (a frozen clock, uncounted parts, a request to run again with
+// every shard). Which shard runs it and with what held is decided above this layer
+// (exec/plan.hpp); here the handler simply runs where it is called.
 #pragma once
 
 #include <cstdint>
@@ -19,50 +20,14 @@
 
 namespace hotkv {
 
-enum class RouteKind {
-  kLocal,   // keys (if any) all on the caller's shard, or a keyless command
-  kRemote,  // keys all on one other shard: `shard`
-  kAtomic,  // keys on several shards, or a whole-keyspace command: `shards`
-};
-
-struct Route {
-  RouteKind kind = RouteKind::kLocal;
-  size_t shard = 0;
-  std::vector<size_t> shards;
-  // The command names keys (and is not a connection command): it touches nothing but them,
-  // so it may run in its shard's part of a squashed pipeline.
-  bool keyed = false;
-  // When keyed: the keys' positions in argv, in order, and each one's shard, computed once
-  // here for whoever splits the command by key (SplitRun::add_split).
-  std::vector<size_t> key_indexes;
-  std::vector<size_t> key_shards;
-};
-
 // Whether replication forbids a write now: a read-only replica's error (unless the write comes
 // from its master's link) or a master's -NOREPLICAS while too few replicas acknowledge in time
 // (min-replicas-to-write). nullptr when the write may go ahead. Any thread.
 const char* replication_write_refusal(Engine& engine, bool from_master_link);
 
-// Looks the command up and checks, in Redis 7's order, that it and its subcommand exist, its
-// arity, authentication, ACL permissions (which may refresh the session's user), a busy script, loading, the RESP2 subscribed context and a broken
-// log. On failure writes the error reply (Redis's texts) and returns nullptr; the caller
-// counts it (count_error_reply), since a refused command never reaches execute_command.
-const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
-                                 ClientSession& session, Engine& engine,
-                                 ReplyWriter& reply);
-
-// Which shards keys live on: adds the shard of each to `shards` and leaves it sorted and
-// without repeats (it may hold shards already: EXEC's union over its commands). The one rule
-// the route, EXEC, scripts and the busy-script check share.
-void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
-                   std::vector<size_t>& shards);
-// The same for the keys of a call (its key positions); `scratch` takes the key indexes.
-void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> argv,
-                    Engine& engine, std::vector<size_t>& shards, std::vector<size_t>& scratch);
-
-// Decides where the command runs. `home` is the caller's shard.
-void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
-                   Engine& engine, size_t home, Route& route);
+// While a script runs past busy-reply-threshold, what can end it and what touches nothing but
+// the connection gets through (Redis's allow-busy commands).
+bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::string_view> argv);
 
 // While one lives on this thread (and `on`), execute_command leaves the command out of its
 // statistics: a split command's parts after its first (split_run.hpp) count nothing.

@@ -1,163 +1,21 @@
-// Command checks, routing and execution (see dispatch.hpp).
-#include "hotkv/commands/dispatch.hpp"
+// Running one command's handler and counting it (see command_call.hpp).
+#include "hotkv/commands/command_call.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <utility>
 
-#include "hotkv/commands/acl_session.hpp"
 #include "hotkv/commands/blocking.hpp"
-#include "hotkv/commands/context.hpp"
+#include "hotkv/commands/client_tracking.hpp"
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
-#include "hotkv/commands/pubsub_session.hpp"
 #include "hotkv/commands/redaction.hpp"
-#include "hotkv/commands/script_helpers.hpp"
-#include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/clock.hpp"
-#include "hotkv/util/notify.hpp"
-#include "hotkv/util/numbers.hpp"
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {
-namespace {
 
-bool is_subcommand(const CommandSpec& spec, std::string_view name) {
-  for (const std::string& sub : spec.subcommands) {
-    if (ascii_lower(name) == sub) {
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-bool CommandContext::int_arg_or_reply(size_t i, int64_t& out) {
-  auto v = parse_int64(argv[i]);
-  if (!v) {
-    reply.error(err::kNotInteger);
-    return false;
-  }
-  out = *v;
-  return true;
-}
-
-namespace {
-
-void note_logged(CommandContext& ctx, size_t shard) {
-  if (std::find(ctx.logged_shards.begin(), ctx.logged_shards.end(), shard) ==
-      ctx.logged_shards.end()) {
-    ctx.logged_shards.push_back(shard);
-  }
-}
-
-// The log of the key's shard, its open record switched to the command's database.
-ShardLog& log_for(CommandContext& ctx, std::string_view key) {
-  ShardLog* log = &ctx.shard.log();
-  if (ctx.multi_shard) {
-    size_t owner = ctx.engine.shard_of(key);
-    log = &ctx.engine.shard(owner).log();
-    if (log->enabled()) {
-      note_logged(ctx, owner);
-    }
-  }
-  if (log->enabled()) {
-    log->record().select(ctx.db_index);
-  }
-  return *log;
-}
-
-}  // namespace
-
-void CommandContext::log_put(std::string_view key) {
-  ShardLog& log = log_for(*this, key);
-  if (!log.enabled()) {
-    return;
-  }
-  encode_replacement(log.record(), key, db(key).find(key, now_ms), scratch);
-}
-
-void CommandContext::notify(uint32_t type_flag, std::string_view event, std::string_view key) {
-  engine.notify_keyspace_event(db_index, type_flag, event, key);
-  Shard& owner = multi_shard ? engine.shard(engine.shard_of(key)) : shard;
-  owner.count_key_change();
-  signal_key_written(engine, owner, db_index, key);
-}
-
-bool CommandContext::logging(std::string_view key) {
-  return multi_shard ? engine.shard(engine.shard_of(key)).log().enabled() : shard.log().enabled();
-}
-
-void CommandContext::log_op(std::string_view key, OpCode op,
-                            std::span<const std::string_view> args) {
-  ShardLog& log = log_for(*this, key);
-  if (log.enabled()) {
-    log.record().add_op(key, static_cast<uint16_t>(op), args);
-  }
-}
-
-void CommandContext::log_del(std::string_view key) {
-  ShardLog& log = log_for(*this, key);
-  if (log.enabled()) {
-    log.record().add_del(key);
-  }
-}
-
-void CommandContext::log_expire(std::string_view key, int64_t at_ms) {
-  ShardLog& log = log_for(*this, key);
-  if (log.enabled()) {
-    log.record().add_expire(key, at_ms);
-  }
-}
-
-void CommandContext::log_flush(Shard& s, uint32_t db) {
-  if (s.log().enabled()) {
-    if (multi_shard) {
-      note_logged(*this, s.id());
-    }
-    s.log().record().select(db);
-    s.log().record().add_flush();
-  }
-}
-
-void CommandContext::log_swapdb(Shard& s, uint32_t a, uint32_t b) {
-  if (s.log().enabled()) {
-    if (multi_shard) {
-      note_logged(*this, s.id());
-    }
-    s.log().record().add_swapdb(a, b);
-  }
-}
-
-void CommandContext::store_or_delete(std::string_view dst, Value value, bool empty, int64_t size,
-                                     uint32_t type_flag, std::string_view event) {
-  Keyspace& ks = db(dst);
-  if (empty) {
-    if (ks.find(dst, now_ms) != nullptr && ks.erase(dst)) {
-      log_del(dst);
-      notify(kNotifyGeneric, "del", dst);
-    }
-    reply.integer(0);
-    return;
-  }
-  ks.put(dst, std::move(value));
-  log_put(dst);
-  notify(type_flag, event, dst);
-  reply.integer(size);
-}
-
-void CommandContext::wrong_arity() {
-  reply.error(err::wrong_arity(argv[0]));
-}
-
-namespace {
-
-// While a script runs past busy-reply-threshold, what can end it, and what touches nothing
-// but the connection, gets through (Redis's allow-busy commands).
 bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::string_view> argv) {
   if ((spec.flags & kAllowBusy) != 0) {
     return true;
@@ -166,28 +24,6 @@ bool allowed_while_script_busy(const CommandSpec& spec, std::span<const std::str
          std::any_of(spec.allow_busy_subcommands.begin(), spec.allow_busy_subcommands.end(),
                      [&](const std::string& sub) { return equals_ignore_case(argv[1], sub); });
 }
-
-// Whether a command would need a shard a busy script holds. Keyed commands whose keys all
-// live on other shards are served as usual; commands without keys (PING, INFO, ...), those
-// that need every shard, and everything inside MULTI (a transaction's shards are only known
-// at EXEC) are refused as Redis refuses them.
-bool needs_busy_shard(const CommandSpec& spec, std::span<const std::string_view> argv,
-                      const ClientSession& session, Engine& engine) {
-  if (session.multi.active || needs_every_shard(spec, argv) || engine.shard_count() == 1) {
-    return true;
-  }
-  thread_local std::vector<size_t> shards;
-  thread_local std::vector<size_t> scratch;
-  shards.clear();
-  add_key_shards(spec, argv, engine, shards, scratch);
-  if (shards.empty()) {
-    return true;
-  }
-  return std::any_of(shards.begin(), shards.end(),
-                     [&engine](size_t s) { return engine.shard(s).script_busy(); });
-}
-
-}  // namespace
 
 // A read-only replica takes writes only from its master's link; a master with
 // min-replicas-to-write takes them only while enough replicas acknowledge in time.
@@ -204,143 +40,6 @@ const char* replication_write_refusal(Engine& engine, bool from_master_link) {
     return err::kNoReplicas;
   }
   return nullptr;
-}
-
-const CommandSpec* check_command(const Table& table, std::span<const std::string_view> argv,
-                                 ClientSession& session, Engine& engine,
-                                 ReplyWriter& reply) {
-  const CommandSpec* spec = table.find(argv[0]);
-  if (spec == nullptr) {
-    reply.error(err::unknown_command(argv));
-    return nullptr;
-  }
-  // Redis 7 looks container subcommands up like commands: an unknown one is refused before
-  // anything else, whatever the arguments.
-  if (!spec->subcommands.empty() && argv.size() >= 2 && !is_subcommand(*spec, argv[1])) {
-    reply.error(err::unknown_subcommand(argv[0], argv[1]));
-    return nullptr;
-  }
-  int argc = static_cast<int>(argv.size());
-  if ((spec->arity > 0 && argc != spec->arity) || (spec->arity < 0 && argc < -spec->arity)) {
-    reply.error(err::wrong_arity(argv[0]));
-    return nullptr;
-  }
-  if (!session.authenticated && (spec->flags & kNoAuth) == 0) {
-    reply.error(err::kNoAuth);
-    return nullptr;
-  }
-  if (!acl_allows_or_reply(session, engine, *spec, argv, reply)) {
-    return nullptr;
-  }
-  if (engine.scripts().busy() && !allowed_while_script_busy(*spec, argv) &&
-      needs_busy_shard(*spec, argv, session, engine)) {
-    reply.error(engine.scripts().busy_error());
-    return nullptr;
-  }
-  if (engine.loading() && (spec->flags & kLoading) == 0) {
-    reply.error(err::kLoading);
-    return nullptr;
-  }
-  if (session.resp == 2 && session.subscriptions() > 0 && !allowed_while_subscribed(argv[0])) {
-    reply.error(subscribed_context_error(argv[0]));
-    return nullptr;
-  }
-  if ((spec->flags & kWrite) != 0) {
-    if (int e = engine.persistence_errno()) {
-      reply.error(err::misconf_aof(e));
-      return nullptr;
-    }
-    if (const char* refusal = replication_write_refusal(engine, session.master_link)) {
-      reply.error(refusal);
-      return nullptr;
-    }
-  }
-  // replica-serve-stale-data no: while the link to the master is not up, only the commands
-  // flagged stale (INFO, REPLICAOF, PING, CONFIG...) are served, as on Redis.
-  if ((spec->flags & kStale) == 0 && engine.replication().is_replica() &&
-      !engine.config().replica_serve_stale_data.load(std::memory_order_relaxed) &&
-      engine.replication().link_state() != LinkState::kConnected) {
-    reply.error(err::kMasterDown);
-    return nullptr;
-  }
-  return spec;
-}
-
-namespace {
-void sort_unique(std::vector<size_t>& shards) {
-  std::sort(shards.begin(), shards.end());
-  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
-}
-
-// Adds the shards of argv[i] for each i in `indexes` to `shards`, sorted and without repeats.
-void add_indexed_shards(std::span<const std::string_view> argv, std::span<const size_t> indexes,
-                        Engine& engine, std::vector<size_t>& shards) {
-  for (size_t idx : indexes) {
-    shards.push_back(engine.shard_of(argv[idx]));
-  }
-  sort_unique(shards);
-}
-}  // namespace
-
-void route_command(const CommandSpec& spec, std::span<const std::string_view> argv,
-                   Engine& engine, size_t home, Route& route) {
-  route.kind = RouteKind::kLocal;
-  route.shards.clear();
-  route.keyed = false;
-  route.key_indexes.clear();
-  route.key_shards.clear();
-  if (needs_every_shard(spec, argv)) {
-    if (engine.shard_count() > 1) {
-      route.kind = RouteKind::kAtomic;
-      route.shards = engine.all_shards();
-    }
-    return;
-  }
-  if (engine.shard_count() == 1 || (spec.flags & kConnection) != 0) {
-    return;
-  }
-  if ((spec.flags & kNoScript) != 0 && script_needs_every_shard(spec, argv, engine)) {
-    // A script that touched (or may touch) keys it did not declare: it may reach any shard.
-    route.kind = RouteKind::kAtomic;
-    route.shards = engine.all_shards();
-    return;
-  }
-  Table::key_indexes(spec, argv, route.key_indexes);
-  if (route.key_indexes.empty()) {
-    return;
-  }
-  route.keyed = true;
-  bool several = false;
-  for (size_t idx : route.key_indexes) {
-    route.key_shards.push_back(engine.shard_of(argv[idx]));
-    several = several || route.key_shards.back() != route.key_shards.front();
-  }
-  const size_t first = route.key_shards.front();
-  if (!several) {
-    if (first != home) {
-      route.kind = RouteKind::kRemote;
-      route.shard = first;
-    }
-    return;
-  }
-  route.kind = RouteKind::kAtomic;
-  route.shards = route.key_shards;
-  sort_unique(route.shards);
-}
-
-void add_shards_of(std::span<const std::string_view> keys, Engine& engine,
-                   std::vector<size_t>& shards) {
-  for (std::string_view key : keys) {
-    shards.push_back(engine.shard_of(key));
-  }
-  sort_unique(shards);
-}
-
-void add_key_shards(const CommandSpec& spec, std::span<const std::string_view> argv,
-                    Engine& engine, std::vector<size_t>& shards, std::vector<size_t>& scratch) {
-  scratch.clear();
-  Table::key_indexes(spec, argv, scratch);
-  add_indexed_shards(argv, scratch, engine, shards);
 }
 
 namespace {

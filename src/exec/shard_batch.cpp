@@ -1,10 +1,10 @@
 // A pipeline's part for one shard (see shard_batch.hpp).
-#include "hotkv/commands/shard_batch.hpp"
+#include "hotkv/exec/shard_batch.hpp"
 
 #include <deque>
 
 #include "hotkv/commands/blocking.hpp"
-#include "hotkv/commands/dispatch.hpp"
+#include "hotkv/commands/command_call.hpp"
 #include "hotkv/resp/writer.hpp"
 
 namespace hotkv {
