@@ -24,7 +24,7 @@
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/transactions.hpp"
-#include "hotkv/net/shard_courier.hpp"
+#include "hotkv/exec/shard_courier.hpp"
 #include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/util/clock.hpp"
@@ -55,6 +55,7 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       set_(set),
       parser_(limits_from(engine.config())),
       bulk_limit_(engine.config().proto_max_bulk_len.load(std::memory_order_relaxed)),
+      executor_(engine, shard, set.courier(engine, shard), session_),
       block_timer_(engine.shard(shard).io()),
       drain_timer_(engine.shard(shard).io()),
       migrate_to_(shard) {
@@ -90,6 +91,7 @@ Connection::Connection(asio::ip::tcp::socket socket, Engine& engine, size_t shar
       session_(std::move(from.session)),
       parser_(limits_from(engine.config())),
       bulk_limit_(engine.config().proto_max_bulk_len.load(std::memory_order_relaxed)),
+      executor_(engine, shard, set.courier(engine, shard), session_),
       block_timer_(engine.shard(shard).io()),
       drain_timer_(engine.shard(shard).io()),
       migrate_to_(shard),
@@ -497,204 +499,6 @@ asio::awaitable<bool> Connection::write_output() {
   co_return !ec && !closing_;
 }
 
-void Connection::add_to_window(size_t shard, const CommandSpec& spec) {
-  if (batches_.empty()) {
-    batches_.resize(engine_.shard_count());
-  }
-  if (!window_.empty() && window_.front() != shard) {
-    window_one_shard_ = false;
-  }
-  window_script_ = window_script_ || (spec.flags & kRunsScript) != 0;
-  size_t before = batches_[shard].arg_bytes();
-  batches_[shard].add(spec, args_, session_.db, caller_);
-  window_bytes_ += batches_[shard].arg_bytes() - before;
-  window_.push_back(static_cast<uint16_t>(shard));
-  if (shard != shard_) {
-    ++window_remote_;
-  }
-}
-
-bool Connection::window_takes(size_t shard, const CommandSpec& spec) const {
-  if (window_.empty() || (!window_script_ && (spec.flags & kRunsScript) == 0)) {
-    return true;
-  }
-  return window_one_shard_ && window_.front() == shard;
-}
-
-asio::awaitable<void> Connection::finish_stopped_batch(ShardBatch& stopped) {
-  rerun_.add_unrun_of(stopped);
-  co_await run_batch_parked(rerun_, engine_.all_shards());
-  if (rerun_.stopped()) {
-    rerun_.refuse(err::kScriptRerunFailed);
-  }
-  stopped.append_replies_of(rerun_);
-  rerun_.clear();
-}
-
-void Connection::add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards) {
-  atomic_run_.add(spec, args_, session_.db, caller_);
-  for (size_t sh : shards) {
-    auto at = std::lower_bound(atomic_shards_.begin(), atomic_shards_.end(), sh);
-    if (at == atomic_shards_.end() || *at != sh) {
-      atomic_shards_.insert(at, sh);
-    }
-  }
-}
-
-namespace {
-
-// The coroutine waiting in flush_window, resumed by the courier when its last batch is back.
-template <class Handler>
-struct WindowWaitFor : WindowWait {
-  explicit WindowWaitFor(Handler h) : handler(std::move(h)) {}
-  void resume() override {
-    Handler h = std::move(handler);
-    std::move(h)();
-  }
-  Handler handler;
-};
-
-}  // namespace
-
-asio::awaitable<void> Connection::run_atomic_batched(std::vector<size_t> shards,
-                                                     std::function<void()> work,
-                                                     std::function<void()> refuse) {
-  // The work joins every other connection's handed over in this loop turn: one run_atomic
-  // for all of them (ShardCourier::send_atomic).
-  auto initiation = [this, &shards, &work, &refuse](auto handler) {
-    auto wait = std::make_shared<WindowWaitFor<decltype(handler)>>(std::move(handler));
-    wait->remaining = 1;
-    AtomicParcel p;
-    p.work = std::move(work);
-    p.refuse = std::move(refuse);
-    p.shards = std::move(shards);
-    p.wait = wait;
-    set_.courier(engine_, shard_).send_atomic(std::move(p));
-  };
-  co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
-                                                                       asio::use_awaitable);
-}
-
-asio::awaitable<void> Connection::run_batch_parked(ShardBatch& batch,
-                                                   std::vector<size_t> shards) {
-  Engine* engine = &engine_;
-  ShardBatch* run = &batch;
-  ClientSession* session = &session_;
-  size_t home = shard_;
-  int proto = session_.resp;
-  co_await run_atomic_batched(
-      std::move(shards),
-      [engine, run, session, home, proto] {
-        run->run(*engine, engine->shard(home), proto, session, true);
-      },
-      [engine, run] { run->refuse(engine->scripts().busy_error()); });
-}
-
-asio::awaitable<void> Connection::flush_atomic_run() {
-  if (atomic_run_.empty()) {
-    co_return;
-  }
-  std::vector<size_t> shards;
-  shards.swap(atomic_shards_);
-  co_await run_batch_parked(atomic_run_, std::move(shards));
-  if (atomic_run_.stopped()) {
-    co_await finish_stopped_batch(atomic_run_);
-  }
-  // Clients the run woke on this thread's shard first, as after EXEC (connection_multi.cpp).
-  serve_blocked_now(engine_, engine_.shard(shard_));
-  for (size_t i = 0; i < atomic_run_.size(); ++i) {
-    out_ += atomic_run_.reply(i);
-  }
-  atomic_run_.clear();
-}
-
-asio::awaitable<void> Connection::run_split(SplitRun& run) {
-  // With the other split runs of this thread's connections in the same loop turn: one
-  // schedule step, one wake-up per shard and one message back for all of them.
-  auto initiation = [this, &run](auto handler) {
-    auto wait = std::make_shared<WindowWaitFor<decltype(handler)>>(std::move(handler));
-    wait->remaining = 1;
-    set_.courier(engine_, shard_).send_split(SplitParcel{&run, session_.resp, wait});
-  };
-  co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
-                                                                       asio::use_awaitable);
-}
-
-asio::awaitable<void> Connection::flush_split_run() {
-  if (split_run_.empty()) {
-    co_return;
-  }
-  co_await run_split(split_run_);
-  // Clients the run woke on this thread's shard first, as after EXEC (connection_multi.cpp).
-  serve_blocked_now(engine_, engine_.shard(shard_));
-  for (size_t i = 0; i < split_run_.size(); ++i) {
-    split_run_.append_reply(i, out_);
-  }
-  split_run_.clear();
-}
-
-asio::awaitable<void> Connection::flush_window() {
-  if (!split_run_.empty()) {
-    co_await flush_split_run();
-  }
-  if (!atomic_run_.empty()) {
-    co_await flush_atomic_run();
-  }
-  if (window_.empty()) {
-    co_return;
-  }
-  if (window_remote_ > 0) {
-    // Named initiation object: GCC 12 mishandles lambda temporaries across co_await.
-    auto initiation = [this](auto handler) {
-      auto wait = std::make_shared<WindowWaitFor<decltype(handler)>>(std::move(handler));
-      ShardCourier& courier = set_.courier(engine_, shard_);
-      int proto = session_.resp;
-      for (size_t t = 0; t < batches_.size(); ++t) {
-        if (t == shard_ || batches_[t].empty()) {
-          continue;
-        }
-        ++wait->remaining;
-        // The batch travels by move and comes back to its slot; the coroutine (which keeps
-        // this connection alive) waits for every batch before it touches batches_ again.
-        Parcel p;
-        p.batch = std::move(batches_[t]);
-        p.proto = proto;
-        p.target = t;
-        p.home_slot = &batches_[t];
-        p.wait = wait;
-        courier.send(std::move(p));
-      }
-      // The own shard's part runs while the others run theirs.
-      if (!batches_[shard_].empty()) {
-        batches_[shard_].run(engine_, engine_.shard(shard_), proto, &session_);
-      }
-    };
-    co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(std::move(initiation),
-                                                                         asio::use_awaitable);
-  } else {
-    batches_[shard_].run(engine_, engine_.shard(shard_), session_.resp, &session_);
-  }
-  for (ShardBatch& b : batches_) {
-    if (b.stopped()) {
-      co_await finish_stopped_batch(b);
-    }
-  }
-  // Replies in request order: the k-th windowed command of shard s is reply k of batch s.
-  thread_local std::vector<uint32_t> next;
-  next.assign(batches_.size(), 0);
-  for (uint16_t s : window_) {
-    out_ += batches_[s].reply(next[s]++);
-  }
-  for (ShardBatch& b : batches_) {
-    b.clear();
-  }
-  window_.clear();
-  window_remote_ = 0;
-  window_bytes_ = 0;
-  window_script_ = false;
-  window_one_shard_ = true;
-}
-
 void Connection::note_route(size_t shard) {
   if (shard == shard_) {
     streak_ = 0;
@@ -717,7 +521,7 @@ bool Connection::migrate() {
   // Nothing may be left half-done on this thread: no input, no output, no wait, no hub entry.
   bool idle = !closing_ && !shutting_down_ && in_.size() == 0 && out_.empty() &&
               deferred_.empty() && inflight_.empty() && !push_sending_ && !coro_sending_ &&
-              !reply_deferred_ && !blocked_ && window_.empty() && session_.subscriptions() == 0 &&
+              !reply_deferred_ && !blocked_ && executor_.idle() && session_.subscriptions() == 0 &&
               held_.empty() && !session_.multi.active && !monitor_registered_;
   // At most one move a second, so a client alternating between two shards' keys in bursts
   // cannot make its connection bounce.

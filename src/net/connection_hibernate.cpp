@@ -36,7 +36,7 @@ bool Connection::hibernate() {
   bool plain = !tls_ && !master_ && !closing_ && !shutting_down_ && in_.size() == 0 &&
                out_.empty() && deferred_.empty() && inflight_.empty() && held_.empty() &&
                !push_sending_ && !coro_sending_ && !reply_deferred_ && !blocked_ &&
-               window_.empty() && atomic_shards_.empty() && split_run_.empty() && !monitor_registered_ &&
+               executor_.idle() && !monitor_registered_ &&
                !replica_wake_ && !wait_timer_ && s.subscriptions() == 0 && !s.multi.active &&
                s.multi.queue.empty() && s.watch == nullptr && s.reply_mode == ReplyMode::kOn &&
                !s.skip_this_reply && !s.replies_silenced && s.pushes_while_silenced.empty() &&

@@ -204,7 +204,7 @@ asio::awaitable<Connection::Next> Connection::run_exec(CommandPass& pass) {
   const size_t mark = out_.size();
   caller_ = take_tracking_caller(session_, spec);
   const int64_t start = mono_us();
-  std::string result = co_await exec_transaction();
+  std::string result = co_await executor_.exec_transaction(caller_);
   // EXEC is a call of its own in commandstats, failed when it aborts (its error reply was
   // counted by code where it was written, so only the call's failure is added here).
   count_command(spec, args_, engine_, engine_.shard(shard_), mono_us() - start, {});
@@ -229,8 +229,7 @@ asio::awaitable<Connection::Next> Connection::run_exec(CommandPass& pass) {
 Connection::Next Connection::route_here(CommandPass& pass) {
   const Plan& plan = plan_;
   caller_ = take_tracking_caller(session_, *pass.spec);
-  if (plan.mode != RunMode::kLocal || plan.blocking || !window_.empty() ||
-      cross_shard_pending()) {
+  if (plan.mode != RunMode::kLocal || plan.blocking || !executor_.idle()) {
     return Next::kAwait;
   }
   // Here, with nothing of this client pending elsewhere: what pipeline_command would decide
@@ -249,54 +248,26 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(CommandPass& pass
   // proves it (inventory_soldout.hpp); only with nothing of this client's pending elsewhere,
   // so that replies keep their order.
   const size_t answer_mark = out_.size();
-  if (plan.mode == RunMode::kHop && window_.empty() && !cross_shard_pending() &&
+  if (plan.mode == RunMode::kHop && executor_.idle() &&
       session_.db == 0) {  // beacons are for items of database 0
     ReplyWriter w(out_, session_.resp);
     pass.answered = answer_soldout_here(spec, args_, engine_, engine_.shard(shard_), w);
   }
-  const bool windowable = !pass.answered && plan.keyed && !pass.suppress && !plan.blocking &&
-                          plan.mode != RunMode::kAtomic;
-  if (windowable && cross_shard_pending()) {
-    co_await flush_window();
-  }
-  if (windowable) {
-    const size_t target = plan.target();
-    note_route(target);
-    if (!window_takes(target, spec)) {
-      co_await flush_window();
+  if (!pass.answered && !pass.suppress && !plan.blocking) {
+    if (plan.keyed && plan.mode != RunMode::kAtomic) {
+      note_route(plan.target());
     }
-    if (plan.mode == RunMode::kHop || !window_.empty()) {
-      // Squashed: this shard's part of the pipeline travels (or runs) with the others.
-      add_to_window(target, spec);
+    const bool taken = co_await executor_.take(plan, args_, caller_, out_);
+    if (taken) {
       in_.consume(pass.consumed);
-      if (window_.size() >= kWindowCommands || window_bytes_ >= kWindowBytes ||
-          out_.size() >= kFlushThreshold) {
+      if (executor_.full() || out_.size() >= kFlushThreshold) {
         co_await flush_window();
       }
       co_return Next::kNextCommand;
     }
   }
-  if (plan.mode == RunMode::kAtomic && !pass.suppress && !plan.blocking) {
-    // A call that splits by key and one that needs its shards parked do not share a run.
-    const bool splits = plan.splits;
-    if (!window_.empty() || (splits ? !atomic_run_.empty() : !split_run_.empty())) {
-      co_await flush_window();
-    }
-    if (splits) {
-      split_run_.add_split(spec, args_, plan.key_shards, session_.db, caller_, engine_);
-    } else {
-      add_to_atomic_run(spec, plan.shards);
-    }
-    in_.consume(pass.consumed);
-    const size_t commands = splits ? split_run_.size() : atomic_run_.size();
-    const size_t bytes = splits ? split_run_.arg_bytes() : atomic_run_.arg_bytes();
-    if (commands >= kWindowCommands || bytes >= kWindowBytes || out_.size() >= kFlushThreshold) {
-      co_await flush_window();
-    }
-    co_return Next::kNextCommand;
-  }
   // Everything else runs after the commands before it: the window goes first.
-  if (!window_.empty() || cross_shard_pending()) {
+  if (!executor_.idle()) {
     co_await flush_window();
   }
   pass.mark = pass.answered ? answer_mark : out_.size();
@@ -342,12 +313,12 @@ asio::awaitable<Connection::Next> Connection::run_command_now(CommandPass& pass)
     co_return after;
   } else if (plan.mode == RunMode::kHop) {
     // A reply that is suppressed still runs where its keys live, alone.
-    add_to_window(plan.shard, spec);
+    executor_.add_to_window(plan.shard, spec, args_, plan.db, caller_);
     co_await flush_window();
   } else {
     // A reply that is suppressed still runs with its shards parked, alone.
-    add_to_atomic_run(spec, plan.shards);
-    co_await flush_atomic_run();
+    executor_.add_to_atomic_run(spec, args_, plan.db, caller_, plan.shards);
+    co_await flush_window();
   }
   co_return Next::kGoOn;
 }
@@ -373,8 +344,8 @@ Connection::Next Connection::run_local(CommandPass& pass) {
 asio::awaitable<Connection::Next> Connection::after_local_run(CommandPass& pass) {
   if (pass.rerun) {
     // A script that reached beyond this shard was undone: again, with every shard.
-    add_to_atomic_run(*pass.spec, engine_.all_shards());
-    co_await flush_atomic_run();
+    executor_.add_to_atomic_run(*pass.spec, args_, plan_.db, caller_, engine_.all_shards());
+    co_await flush_window();
     serve_blocked_now(engine_, engine_.shard(shard_));
   }
   if (session_.pending_wait) {

@@ -219,7 +219,7 @@ asio::awaitable<bool> Connection::process_master_input() {
     }
     if (session_.multi.active && (spec->flags & kExec) != 0) {
       co_await flush_window();
-      (void)co_await exec_transaction();
+      (void)co_await executor_.exec_transaction(caller_);
       out_.clear();
       unsettled.append(raw);
       in_.consume(consumed);
@@ -230,18 +230,15 @@ asio::awaitable<bool> Connection::process_master_input() {
     // A blocking command from the master never blocks (it cannot: no block request is
     // passed), as Redis runs its master's commands.
     const size_t target = plan.target();
-    if (plan.keyed && plan.mode != RunMode::kAtomic && !window_takes(target, *spec)) {
+    if (plan.keyed && plan.mode != RunMode::kAtomic && !executor_.window_takes(target, *spec)) {
       co_await flush_window();
     }
     if (plan.keyed && plan.mode != RunMode::kAtomic &&
-        (plan.mode == RunMode::kHop || !window_.empty())) {
-      if (!atomic_run_.empty()) {
-        co_await flush_atomic_run();
-      }
-      add_to_window(target, *spec);
+        (plan.mode == RunMode::kHop || !executor_.window_empty())) {
+      executor_.add_to_window(target, *spec, args_, plan.db, caller_);
       unsettled.append(raw);
       in_.consume(consumed);
-      if (window_.size() >= kWindowCommands || window_bytes_ >= kWindowBytes) {
+      if (executor_.full()) {
         co_await flush_window();
         out_.clear();
         settle_master_bytes();
@@ -255,15 +252,16 @@ asio::awaitable<bool> Connection::process_master_input() {
       execute_command(*spec, args_, engine_, engine_.shard(shard_), false, &session_, session_.db,
                       w);
       if (take_rerun_request()) {
-        add_to_atomic_run(*spec, engine_.all_shards());  // a script undone: every shard
-        co_await flush_atomic_run();
+        // A script undone: every shard.
+        executor_.add_to_atomic_run(*spec, args_, plan.db, caller_, engine_.all_shards());
+        co_await flush_window();
       }
     } else if (plan.mode == RunMode::kHop) {
-      add_to_window(plan.shard, *spec);
+      executor_.add_to_window(plan.shard, *spec, args_, plan.db, caller_);
       co_await flush_window();
     } else {
-      add_to_atomic_run(*spec, plan.shards);
-      co_await flush_atomic_run();
+      executor_.add_to_atomic_run(*spec, args_, plan.db, caller_, plan.shards);
+      co_await flush_window();
     }
     out_.clear();
     session_.pushes_while_silenced.clear();

@@ -23,12 +23,11 @@
 
 #include "hotkv/commands/client_session.hpp"
 #include "hotkv/commands/command_call.hpp"
+#include "hotkv/exec/executor.hpp"
 #include "hotkv/exec/plan.hpp"
-#include "hotkv/exec/shard_batch.hpp"
-#include "hotkv/exec/split_run.hpp"
+#include "hotkv/exec/shard_courier.hpp"
 #include "hotkv/net/client_socket.hpp"
 #include "hotkv/net/input_buffer.hpp"
-#include "hotkv/net/shard_courier.hpp"
 #include "hotkv/net/tls_session.hpp"
 #include "hotkv/resp/parser.hpp"
 #include "hotkv/shard/blocking.hpp"
@@ -217,41 +216,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // the policy allows, here first and then on the other shards, and answers whether `spec` may
   // run (false: refuse it with -OOM).
   asio::awaitable<bool> memory_allows(const CommandSpec& spec);
-  // The pipeline window: keyed commands parsed while a command for another shard is pending
-  // are put in their shard's batch (window_ remembers whose reply comes next) instead of
-  // running one by one. flush_window sends every other shard its batch in one message, runs
-  // the own shard's batch meanwhile, waits for all, and appends the replies to out_ in request
-  // order. Any other command (keyless, atomic, blocking, MULTI...) first flushes the window.
-  void add_to_window(size_t shard, const CommandSpec& spec);
-  asio::awaitable<void> flush_window();
-  // False if the window must be flushed before `spec` joins it for `shard`: a window that
-  // holds a script keeps to one shard, because a script that has to run again with every
-  // shard (take_rerun_request) must not find the commands after it already run elsewhere.
-  bool window_takes(size_t shard, const CommandSpec& spec) const;
-  // A batch that stopped at such a script: the commands it did not run run now, in order, in
-  // one run with every shard parked, and their replies complete the batch's.
-  asio::awaitable<void> finish_stopped_batch(ShardBatch& stopped);
-  // Runs `batch` on this thread with `shards` parked (run_atomic_batched); every command
-  // answers -BUSY instead if a busy script holds one of them.
-  asio::awaitable<void> run_batch_parked(ShardBatch& batch, std::vector<size_t> shards);
-  // Consecutive pipelined commands that each need several shards at once (MSET over shards,
-  // a multi-shard script, FLUSHALL...) are collected and run one after the other inside a
-  // single run_atomic over the union of their shards: one rendezvous of the threads for the
-  // run instead of one per command. flush_window runs a pending run first.
-  void add_to_atomic_run(const CommandSpec& spec, const std::vector<size_t>& shards);
-  asio::awaitable<void> flush_atomic_run();
-  // Consecutive pipelined calls that split by key (MSET over shards) run as one split run
-  // (split_run.hpp): one part per shard, no thread parked. flush_window runs it first.
-  asio::awaitable<void> flush_split_run();
-  // Starts `run` and resumes once its last part is done.
-  asio::awaitable<void> run_split(SplitRun& run);
-  // A split or atomic run is collecting commands.
-  bool cross_shard_pending() const { return !atomic_run_.empty() || !split_run_.empty(); }
-  // Runs `work` on this thread with `shards` (sorted, unique) parked, in one run_atomic with
-  // the cross-shard work of every other connection of this thread in the same loop turn.
-  // `refuse` runs instead of `work` if a busy script holds one of the shards.
-  asio::awaitable<void> run_atomic_batched(std::vector<size_t> shards, std::function<void()> work,
-                                           std::function<void()> refuse);
+  // Everything the executor holds runs now, its replies appended to out_ in request order.
+  asio::awaitable<void> flush_window() { return executor_.flush(out_); }
   // Counts where keyed commands go; true once the last kMigrateAfter all went to one other
   // shard and the connection may move there (then migrate_to_ names it).
   void note_route(size_t shard);
@@ -281,14 +247,6 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // Transactions (connection_multi.cpp). Inside MULTI: true if the command was queued (or
   // refused) here and its reply written to out_; false if it runs now (EXEC, DISCARD, ...).
   bool queue_in_multi(const CommandSpec& spec);
-  // EXEC: runs the queued commands atomically where their keys live and returns the reply.
-  asio::awaitable<std::string> exec_transaction();
-  // EXEC's commands as a split run, one part per shard (split_run.hpp); the reply goes to
-  // exec_replies_. `refusals`: the ACL error in place of each refused command (else empty);
-  // `command_shard`: the shard each command runs on.
-  asio::awaitable<void> exec_split(const MultiState& txn, const std::vector<std::string>& refusals,
-                                   const std::vector<size_t>& command_shard,
-                                   const TrackingCaller& caller);
 
   // Blocking commands (connection_blocking.cpp): runs the command; if it asks to block,
   // waits (without reading further input) until it is served, times out, is unblocked or the
@@ -368,18 +326,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   std::vector<std::string_view> args_;
   Plan plan_;  // args_'s plan, made by the checks (kept: its vectors keep their capacity)
   std::string out_;
-  std::vector<ShardBatch> batches_;  // indexed by shard, sized on first use
-  std::vector<uint16_t> window_;     // the shard of each windowed command, in request order
-  size_t window_remote_ = 0;         // windowed commands for other shards
-  size_t window_bytes_ = 0;
-  bool window_script_ = false;    // the window holds a script call
-  bool window_one_shard_ = true;  // every windowed command is for window_.front()'s shard
-  ShardBatch atomic_run_;
-  SplitRun split_run_;
-  SplitRun exec_split_;  // exec_split's run, kept for its buffers
-  std::string exec_replies_;
-  ShardBatch rerun_;  // finish_stopped_batch's commands
-  std::vector<size_t> atomic_shards_;  // sorted, unique
+  Executor executor_;  // runs the commands (exec/executor.hpp)
   // Migration: the other shard the latest keyed commands all went to, and how many in a row.
   size_t streak_shard_ = 0;
   uint32_t streak_ = 0;
@@ -411,10 +358,6 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // Migration (see note_route): consecutive keyed commands that must all go to one other
   // shard before the connection moves there, and the least time between two moves.
   static constexpr uint32_t kMigrateAfter = 16;
-  // A pipeline window (a client's or the master's stream) is sent once it holds this many
-  // commands or argument bytes, so a huge pipeline is squashed in bounded pieces.
-  static constexpr size_t kWindowCommands = 1024;
-  static constexpr size_t kWindowBytes = 1024 * 1024;
   // Replies are written once this much is pending even if more input is queued, so a huge
   // pipeline does not build an unbounded output buffer.
   static constexpr size_t kFlushThreshold = 256 * 1024;

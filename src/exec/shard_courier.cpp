@@ -1,5 +1,5 @@
 // Cross-thread messages for pipeline windows, batched per loop turn (see shard_courier.hpp).
-#include "hotkv/net/shard_courier.hpp"
+#include "hotkv/exec/shard_courier.hpp"
 
 #include <algorithm>
 #include <atomic>
