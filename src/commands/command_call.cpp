@@ -10,7 +10,7 @@
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/inventory_soldout.hpp"
 #include "hotkv/commands/redaction.hpp"
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/strings.hpp"
 

@@ -15,11 +15,10 @@
 #include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/script_helpers.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/persist/rdb_format.hpp"
-#include "hotkv/scripting/lua_vm.hpp"
-#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/eviction.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/glob.hpp"
@@ -176,7 +175,7 @@ void function_restore(CommandContext& ctx) {
   RdbReader reader(body);
   std::vector<std::shared_ptr<Library>> libs;
   std::string error;
-  LuaVm& vm = ctx.engine.scripts().vm(ctx.shard.id());
+  ScriptVm& vm = ctx.engine.scripts().vm(ctx.shard.id());
   while (!reader.at_end()) {
     uint8_t opcode = 0;
     std::string code;
@@ -347,10 +346,10 @@ void load_saved_libraries(Engine& engine) {
     return;
   }
   // Validated in a private interpreter: the shards' own are created on their threads.
-  LuaVm validator(store, 0);
+  std::unique_ptr<ScriptVm> validator = store.make_vm();
   for (const std::string& code : codes) {
     auto lib = parse_library(code, error);
-    if (!lib || !validator.register_library(*lib, false, error) ||
+    if (!lib || !validator->register_library(*lib, false, error) ||
         !store.add_library(std::move(lib), true, error)) {
       spdlog::error("function library not loaded: {}", error);
     }

@@ -17,6 +17,7 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/random_replies.hpp"
 #include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
@@ -337,11 +338,6 @@ void cmd_hscan(CommandContext& ctx) {
   }
 }
 
-std::mt19937_64& random_engine() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng;
-}
-
 // HRANDFIELD key [count [WITHVALUES]]. A negative count may repeat fields; a positive one
 // returns distinct fields, at most the whole hash. With WITHVALUES, RESP3 gets [field, value]
 // pairs and RESP2 a flat list.
@@ -355,7 +351,7 @@ void cmd_hrandfield(CommandContext& ctx) {
     if (h == nullptr) {
       ctx.reply.null();
     } else {
-      ctx.reply.bulk(h->random_pair(random_engine()).first);
+      ctx.reply.bulk(h->random_pair(random_reply_engine()).first);
     }
     return;
   }
@@ -403,7 +399,7 @@ void cmd_hrandfield(CommandContext& ctx) {
       ctx.reply.bulk(v);
     }
   };
-  auto& rng = random_engine();
+  auto& rng = random_reply_engine();
   size_t size = h->size();
   if (l < 0 || l == 1) {
     // Repeats allowed: every pick samples the whole hash.

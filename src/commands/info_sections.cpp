@@ -6,8 +6,8 @@
 #include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/memory_figures.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/commands/table.hpp"
-#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {

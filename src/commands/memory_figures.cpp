@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/replication.hpp"
 #include "hotkv/shard/shard.hpp"

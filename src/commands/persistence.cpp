@@ -18,10 +18,9 @@
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/families.hpp"
 #include "hotkv/commands/rdb_snapshots.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
-#include "hotkv/scripting/lua_vm.hpp"
-#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/persistence.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/util/clock.hpp"
@@ -147,11 +146,11 @@ std::string map_file(const std::string& path, std::string_view& out, size_t& map
 // interpreter: the shards' own are created on their threads).
 std::string add_rdb_libraries(Engine& engine, const std::vector<std::string>& codes) {
   ScriptStore& store = engine.scripts();
-  LuaVm validator(store, 0);
+  std::unique_ptr<ScriptVm> validator = store.make_vm();
   std::string error;
   for (const std::string& code : codes) {
     auto lib = parse_library(code, error);
-    if (!lib || !validator.register_library(*lib, false, error) ||
+    if (!lib || !validator->register_library(*lib, false, error) ||
         !store.add_library(std::move(lib), false, error)) {
       return "function library in the RDB file not loaded: " + error;
     }

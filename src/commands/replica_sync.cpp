@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hotkv/commands/rdb_snapshots.hpp"
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/shard/rdb_snapshot.hpp"

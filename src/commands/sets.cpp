@@ -17,6 +17,7 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/random_replies.hpp"
 #include "hotkv/commands/scan_helpers.hpp"
 #include "hotkv/commands/set_helpers.hpp"
 #include "hotkv/commands/string_helpers.hpp"
@@ -69,16 +70,6 @@ bool delete_if_empty(CommandContext& ctx, std::string_view key, const Set& s) {
 }
 
 namespace {
-
-std::mt19937_64& rng() {
-  thread_local std::mt19937_64 gen{std::random_device{}()};
-  return gen;
-}
-
-// The most members SRANDMEMBER with a negative count may repeat into one reply. Redis has no
-// bound, but a reply is built whole before it is sent, so an absurd count would exhaust memory
-// instead of failing: beyond this it gets Redis's out-of-range error instead.
-constexpr uint64_t kMaxRandomReplies = 10'000'000;
 
 // ---------------------------------------------------------------------------------------------
 // Commands.
@@ -176,7 +167,7 @@ std::vector<std::string> distinct_random_members(const Set& s, size_t count) {
     out = s.members();
     for (size_t i = 0; i < count; ++i) {
       std::uniform_int_distribution<size_t> pick(i, out.size() - 1);
-      std::swap(out[i], out[pick(rng())]);
+      std::swap(out[i], out[pick(random_reply_engine())]);
     }
     out.resize(count);
     return out;
@@ -186,7 +177,7 @@ std::vector<std::string> distinct_random_members(const Set& s, size_t count) {
   // Each draw finds a new member with probability > 2/3, so this ends quickly; the bound only
   // guards against a broken generator.
   for (size_t draws = 0; out.size() < count && draws < count * 1000; ++draws) {
-    std::string m = s.random_member(rng());
+    std::string m = s.random_member(random_reply_engine());
     if (seen.insert(m).second) {
       out.push_back(std::move(m));
     }
@@ -231,7 +222,7 @@ void cmd_spop(CommandContext& ctx) {
   } else {
     // A small share: draw from what is left, one at a time.
     for (uint64_t i = 0; i < count; ++i) {
-      popped.push_back(s->random_member(rng()));
+      popped.push_back(s->random_member(random_reply_engine()));
       s->remove(popped.back());
     }
   }
@@ -280,7 +271,7 @@ void cmd_srandmember(CommandContext& ctx) {
     if (s == nullptr) {
       ctx.reply.null();
     } else {
-      ctx.reply.bulk(s->random_member(rng()));
+      ctx.reply.bulk(s->random_member(random_reply_engine()));
     }
     return;
   }
@@ -292,7 +283,7 @@ void cmd_srandmember(CommandContext& ctx) {
     auto count = static_cast<size_t>(-n);
     ctx.reply.array(count);
     for (size_t i = 0; i < count; ++i) {
-      ctx.reply.bulk(s->random_member(rng()));
+      ctx.reply.bulk(s->random_member(random_reply_engine()));
     }
     return;
   }

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "hotkv/commands/families.hpp"
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/shard/engine.hpp"
 
 namespace hotkv {
@@ -80,9 +80,12 @@ bool Table::key_indexes(const CommandSpec& spec, std::span<const std::string_vie
 }
 
 std::unique_ptr<Engine> make_engine(Config& config, const Table& table,
-                                    std::vector<asio::io_context*> contexts) {
+                                    std::vector<asio::io_context*> contexts,
+                                    ScriptStore::VmFactory script_vms) {
   auto engine = std::make_unique<Engine>(config, table, table.stat_slots(), std::move(contexts));
-  engine->set_scripts(std::make_shared<ScriptStore>(engine->shard_count()));
+  auto scripts = std::make_shared<ScriptStore>(engine->shard_count());
+  scripts->set_vm_factory(std::move(script_vms));
+  engine->set_scripts(std::move(scripts));
   install_acl(*engine, config, table);
   for (EngineInit init : table.engine_inits()) {
     init(*engine);

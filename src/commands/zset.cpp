@@ -14,6 +14,7 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_values.hpp"
 #include "hotkv/commands/families.hpp"
+#include "hotkv/commands/random_replies.hpp"
 #include "hotkv/commands/string_helpers.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/commands/zset_helpers.hpp"
@@ -488,16 +489,6 @@ void pop_generic(CommandContext& ctx, bool max) {
   reply_pairs(ctx.reply, popped, has_count);
 }
 
-std::mt19937_64& rng() {
-  thread_local std::mt19937_64 gen{std::random_device{}()};
-  return gen;
-}
-
-// The most members ZRANDMEMBER with a negative count may repeat into one reply: a reply is built
-// whole before it is sent, so beyond this an absurd count gets an out-of-range error instead of
-// exhausting memory (Redis has no bound).
-constexpr uint64_t kMaxRandomReplies = 10'000'000;
-
 // ZRANDMEMBER key [count [WITHSCORES]]: a positive count gives distinct members (all of them if
 // count >= size), a negative one |count| draws that may repeat.
 void cmd_zrandmember(CommandContext& ctx) {
@@ -511,7 +502,7 @@ void cmd_zrandmember(CommandContext& ctx) {
       return;
     }
     std::uniform_int_distribution<size_t> pick(0, z->size() - 1);
-    ctx.reply.bulk(z->at_rank(pick(rng()))->member());
+    ctx.reply.bulk(z->at_rank(pick(random_reply_engine()))->member());
     return;
   }
   std::optional<int64_t> l = parse_int64(ctx.arg(2));
@@ -554,7 +545,7 @@ void cmd_zrandmember(CommandContext& ctx) {
     std::uniform_int_distribution<size_t> pick(0, z->size() - 1);
     picked.reserve(count);
     for (uint64_t i = 0; i < count; ++i) {
-      picked.push_back(z->at_rank(pick(rng())));
+      picked.push_back(z->at_rank(pick(random_reply_engine())));
     }
   } else if (count >= z->size()) {
     for (const ZSet::Node* n = z->first(); n != nullptr; n = n->next()) {
@@ -568,7 +559,7 @@ void cmd_zrandmember(CommandContext& ctx) {
     }
     for (size_t i = 0; i < count; ++i) {
       std::uniform_int_distribution<size_t> pick(i, ranks.size() - 1);
-      std::swap(ranks[i], ranks[pick(rng())]);
+      std::swap(ranks[i], ranks[pick(random_reply_engine())]);
       picked.push_back(z->at_rank(ranks[i]));
     }
   }

@@ -8,7 +8,7 @@
 #include "hotkv/commands/errors.hpp"
 #include "hotkv/commands/errors_server.hpp"
 #include "hotkv/commands/pubsub_session.hpp"
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {

@@ -9,7 +9,7 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 
 namespace hotkv {
 
@@ -22,34 +22,34 @@ bool Executor::full() const {
          split_run_.size() >= kWindowCommands || split_run_.arg_bytes() >= kWindowBytes;
 }
 
-asio::awaitable<bool> Executor::take(const Plan& plan, std::span<const std::string_view> argv,
-                                     const TrackingCaller& caller, std::string& out) {
+Executor::Take Executor::take(const Plan& plan, std::span<const std::string_view> argv,
+                             const TrackingCaller& caller) {
   const CommandSpec& spec = *plan.spec;
   if (plan.keyed && plan.mode != RunMode::kAtomic) {
     const size_t target = plan.target();
     if (cross_shard_pending() || !window_takes(target, spec)) {
-      co_await flush(out);
+      return Take::kFlushFirst;
     }
     if (plan.mode == RunMode::kLocal && window_.empty()) {
-      co_return false;  // here, with nothing before it: runs now
+      return Take::kRunNow;  // here, with nothing before it
     }
     // Squashed: this shard's part of the pipeline travels (or runs) with the others.
     add_to_window(target, spec, argv, plan.db, caller);
-    co_return true;
+    return Take::kTaken;
   }
   if (plan.mode == RunMode::kAtomic) {
     // A call that splits by key and one that needs its shards parked do not share a run.
     if (!window_.empty() || (plan.splits ? !atomic_run_.empty() : !split_run_.empty())) {
-      co_await flush(out);
+      return Take::kFlushFirst;
     }
     if (plan.splits) {
       split_run_.add_split(spec, argv, plan.key_shards, plan.db, caller, engine_);
     } else {
       add_to_atomic_run(spec, argv, plan.db, caller, plan.shards);
     }
-    co_return true;
+    return Take::kTaken;
   }
-  co_return false;
+  return Take::kRunNow;
 }
 
 void Executor::add_to_window(size_t shard, const CommandSpec& spec,

@@ -12,9 +12,9 @@
 #include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
 #include "hotkv/commands/errors_server.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/commands/transactions.hpp"
 #include "hotkv/exec/executor.hpp"
-#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/durability_barrier.hpp"
 
 namespace hotkv {

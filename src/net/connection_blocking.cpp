@@ -13,10 +13,10 @@
 
 #include "hotkv/commands/blocking.hpp"
 #include "hotkv/commands/command_call.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/net/as_tuple.hpp"
 #include "hotkv/net/connection.hpp"
-#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/shard/durability_barrier.hpp"
 
 namespace hotkv {

@@ -257,8 +257,12 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(CommandPass& pass
     if (plan.keyed && plan.mode != RunMode::kAtomic) {
       note_route(plan.target());
     }
-    const bool taken = co_await executor_.take(plan, args_, caller_, out_);
-    if (taken) {
+    Executor::Take take = executor_.take(plan, args_, caller_);
+    if (take == Executor::Take::kFlushFirst) {
+      co_await flush_window();
+      take = executor_.take(plan, args_, caller_);
+    }
+    if (take == Executor::Take::kTaken) {
       in_.consume(pass.consumed);
       if (executor_.full() || out_.size() >= kFlushThreshold) {
         co_await flush_window();

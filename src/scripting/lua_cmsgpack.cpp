@@ -117,7 +117,7 @@ void pack_value(lua_State* L, int index, msgpack_packer& pk, int depth) {
   }
 }
 
-int l_pack(lua_State* L) {
+int msgpack_pack(lua_State* L) {
   int n = lua_gettop(L);
   if (n == 0) {
     return luaL_argerror(L, 0, "MessagePack pack needs input.");
@@ -220,7 +220,7 @@ std::string_view arg_string(lua_State* L, int i) {
 }
 
 // cmsgpack.unpack(s): every object in s.
-int l_unpack(lua_State* L) {
+int msgpack_unpack(lua_State* L) {
   std::string_view data = arg_string(L, 1);
   lua_settop(L, 1);
   long long next = 0;
@@ -243,7 +243,7 @@ int unpack_from(lua_State* L, std::string_view data, int limit, lua_Integer offs
   return n + 1;
 }
 
-int l_unpack_limit(lua_State* L) {
+int msgpack_unpack_limit(lua_State* L) {
   std::string_view data = arg_string(L, 1);
   int limit = static_cast<int>(luaL_checkinteger(L, 2));
   lua_Integer offset = luaL_optinteger(L, 3, 0);
@@ -251,7 +251,7 @@ int l_unpack_limit(lua_State* L) {
   return unpack_from(L, data, limit < 0 ? 0 : limit, offset);
 }
 
-int l_unpack_one(lua_State* L) {
+int msgpack_unpack_one(lua_State* L) {
   std::string_view data = arg_string(L, 1);
   lua_Integer offset = luaL_optinteger(L, 2, 0);
   lua_settop(L, 1);
@@ -262,10 +262,10 @@ int l_unpack_one(lua_State* L) {
 
 void open_cmsgpack(lua_State* L) {
   lua_newtable(L);
-  const luaL_Reg fns[] = {{"pack", l_pack},
-                          {"unpack", l_unpack},
-                          {"unpack_one", l_unpack_one},
-                          {"unpack_limit", l_unpack_limit},
+  const luaL_Reg fns[] = {{"pack", msgpack_pack},
+                          {"unpack", msgpack_unpack},
+                          {"unpack_one", msgpack_unpack_one},
+                          {"unpack_limit", msgpack_unpack_limit},
                           {nullptr, nullptr}};
   for (const luaL_Reg* f = fns; f->name != nullptr; ++f) {
     lua_pushcfunction(L, f->func);

@@ -145,7 +145,7 @@ void put_int(std::string& out, uint64_t v, size_t size, bool little, bool negati
   out.append(buf, size);
 }
 
-int l_pack(lua_State* L) {
+int struct_pack(lua_State* L) {
   std::string_view fmt = luaL_checkstring(L, 1);
   Header h;
   std::string out;
@@ -201,7 +201,7 @@ int l_pack(lua_State* L) {
   return 1;
 }
 
-int l_unpack(lua_State* L) {
+int struct_unpack(lua_State* L) {
   std::string_view fmt = luaL_checkstring(L, 1);
   size_t len = 0;
   const char* data = luaL_checklstring(L, 2, &len);
@@ -283,7 +283,7 @@ int l_unpack(lua_State* L) {
   return pushed + 1;
 }
 
-int l_size(lua_State* L) {
+int struct_size(lua_State* L) {
   std::string_view fmt = luaL_checkstring(L, 1);
   Header h;
   size_t total = 0;
@@ -310,7 +310,7 @@ int l_size(lua_State* L) {
 void open_struct(lua_State* L) {
   lua_newtable(L);
   const luaL_Reg fns[] = {
-      {"pack", l_pack}, {"unpack", l_unpack}, {"size", l_size}, {nullptr, nullptr}};
+      {"pack", struct_pack}, {"unpack", struct_unpack}, {"size", struct_size}, {nullptr, nullptr}};
   for (const luaL_Reg* f = fns; f->name != nullptr; ++f) {
     lua_pushcfunction(L, f->func);
     lua_setfield(L, -2, f->name);

@@ -15,11 +15,11 @@ int luaopen_cjson(lua_State* L);
 #include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/context.hpp"
 #include "hotkv/commands/errors_scripting.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/scripting/lua_cmsgpack.hpp"
 #include "hotkv/scripting/lua_sandbox.hpp"
 #include "hotkv/scripting/lua_struct.hpp"
-#include "hotkv/scripting/script_store.hpp"
 #include "hotkv/scripting/script_undo.hpp"
 #include "hotkv/util/clock.hpp"
 #include "hotkv/util/log.hpp"
@@ -102,6 +102,12 @@ void* LuaVm::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
     vm->allocated_ = vm->allocated_ - before + new_size;
   }
   return out;
+}
+
+ScriptStore::VmFactory lua_vm_factory() {
+  return [](ScriptStore& store, size_t shard) -> std::unique_ptr<ScriptVm> {
+    return std::make_unique<LuaVm>(store, shard);
+  };
 }
 
 LuaVm::LuaVm(ScriptStore& store, size_t shard)

@@ -21,12 +21,13 @@
 #include "hotkv/commands/memory_figures.hpp"
 #include "hotkv/commands/rdb_snapshots.hpp"
 #include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/shard/rdb_saver.hpp"
 #include "hotkv/shard/replication_state.hpp"
 #include "hotkv/util/clock.hpp"
-#include "hotkv/util/numbers.hpp"
 #include "hotkv/util/log.hpp"
 #include "hotkv/util/memory.hpp"
+#include "hotkv/util/numbers.hpp"
 
 namespace hotkv {
 namespace {
@@ -50,7 +51,7 @@ Server::Server(Config& config) : config_(config) {
     workers_.push_back(std::make_unique<Worker>());
     contexts.push_back(&workers_.back()->io);
   }
-  engine_ = make_engine(config_, command_table(), contexts);
+  engine_ = make_engine(config_, command_table(), contexts, lua_vm_factory());
   engine_->stats().used_memory_startup.store(used_memory_bytes(), std::memory_order_relaxed);
   engine_->shutdown_hook = [this] { shutdown(); };
   if (n > 1) {

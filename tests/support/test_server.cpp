@@ -8,6 +8,7 @@
 #include "hotkv/commands/command_call.hpp"
 #include "hotkv/commands/table.hpp"
 #include "hotkv/exec/command_checks.hpp"
+#include "hotkv/scripting/lua_vm.hpp"
 
 namespace hotkv::test {
 
@@ -17,7 +18,7 @@ TestServer::TestServer(size_t shards, int64_t start_ms) : now_ms_(start_ms) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     ptrs.push_back(contexts_.back().get());
   }
-  engine_ = make_engine(config_, command_table(), ptrs);
+  engine_ = make_engine(config_, command_table(), ptrs, lua_vm_factory());
   engine_->use_manual_clock(&now_ms_);
   session_.info = std::make_shared<ClientInfo>();
   session_.info->id = engine_->clients().next_id();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -24,6 +25,8 @@ namespace hotkv {
 struct CommandContext;
 class Engine;
 class Config;
+class ScriptStore;
+class ScriptVm;
 using Handler = void (*)(CommandContext&);
 // Run by every Engine once its shards exist, for families whose state needs engine-side
 // machinery (the inventory installs its hold expiry on each shard). Registered next to the
@@ -160,10 +163,13 @@ class Table {
 const Table& command_table();
 
 // The engine over these io_contexts (one shard each) as the server runs it: per-command
-// statistics sized for `table`, the script store, and each family's engine-side machinery
-// (Table::engine_inits: the inventory's hold expiry) installed.
-std::unique_ptr<Engine> make_engine(Config& config, const Table& table,
-                                    std::vector<asio::io_context*> contexts);
+// statistics sized for `table`, the script store with its interpreters made by `script_vms`
+// (lua_vm_factory() in scripting/lua_vm.hpp: ScriptStore::VmFactory), and each family's
+// engine-side machinery (Table::engine_inits: the inventory's hold expiry, the saved function
+// libraries) installed.
+std::unique_ptr<Engine> make_engine(
+    Config& config, const Table& table, std::vector<asio::io_context*> contexts,
+    std::function<std::unique_ptr<ScriptVm>(ScriptStore&, size_t)> script_vms);
 
 // Renders docs/commands.md from the table.
 std::string render_commands_markdown(const Table& table);

@@ -45,13 +45,15 @@ class Executor {
   // squashed in bounded pieces.
   bool full() const;
 
-  // Takes a planned command whose reply may wait for the commands after it: a keyed command
+  // Offers a planned command whose reply may wait for the commands after it: a keyed command
   // for another shard (or any keyed command once the window holds one) joins the window, a
-  // command over several shards the atomic or split run, flushing first what it may not
-  // join. False: it must run now, alone (the caller flushes what is pending first); a
-  // blocking command or one whose reply is silenced is never offered.
-  asio::awaitable<bool> take(const Plan& plan, std::span<const std::string_view> argv,
-                             const TrackingCaller& caller, std::string& out);
+  // command over several shards the atomic or split run. kFlushFirst: it may not join what is
+  // pending (flush, then offer it again; after a flush it is never refused). kRunNow: it must
+  // run alone, after what is pending. A blocking command or one whose reply is silenced is
+  // never offered. Not a coroutine: a command that joins costs no frame.
+  enum class Take { kTaken, kFlushFirst, kRunNow };
+  Take take(const Plan& plan, std::span<const std::string_view> argv,
+            const TrackingCaller& caller);
 
   // The pieces take() is made of, for the replica link, which keeps every command over
   // several shards alone. window_takes: false if the window must be flushed before `spec`

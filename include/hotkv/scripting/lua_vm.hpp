@@ -17,24 +17,24 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hotkv/commands/script_store.hpp"
+#include "hotkv/commands/script_vm.hpp"
+
 struct lua_State;
 struct lua_Debug;
 
 namespace hotkv {
 
-struct CommandContext;
-enum class KeyMode : uint8_t;
-using KeyModeCell = std::atomic<KeyMode>;
-struct Library;
-struct LibraryFunction;
-struct Script;
-class ScriptStore;
 class ScriptUndo;
 
-class LuaVm {
+// The script store's interpreters: what make_engine is given by whoever builds an engine
+// (the server, the tests).
+ScriptStore::VmFactory lua_vm_factory();
+
+class LuaVm final : public ScriptVm {
  public:
   LuaVm(ScriptStore& store, size_t shard);
-  ~LuaVm();
+  ~LuaVm() override;
   LuaVm(const LuaVm&) = delete;
   LuaVm& operator=(const LuaVm&) = delete;
 
@@ -44,19 +44,19 @@ class LuaVm {
   // `key_mode` (the script's) learns from the run whether it stayed within its KEYS.
   void run(CommandContext& ctx, const std::shared_ptr<const Script>& script,
            std::span<const std::string_view> keys, std::span<const std::string_view> args,
-           bool read_only, KeyModeCell* key_mode);
+           bool read_only, KeyModeCell* key_mode) override;
   // The script with this id if this interpreter has run it since the last SCRIPT FLUSH
   // (EVALSHA's fast path: no shared lock, no allocation).
-  std::shared_ptr<const Script> cached_script(std::string_view sha);
+  std::shared_ptr<const Script> cached_script(std::string_view sha) override;
 
   // FCALL/FCALL_RO: runs `fn` of `lib` with its KEYS and ARGV as arguments.
   void call_function(CommandContext& ctx, const Library& lib, const LibraryFunction& fn,
                      std::span<const std::string_view> keys, std::span<const std::string_view> args,
-                     bool read_only, KeyModeCell* key_mode);
+                     bool read_only, KeyModeCell* key_mode) override;
   // Runs a library's code, collecting what it registers with redis.register_function into
   // lib.functions. With `keep` the functions become callable here. False with `error` set if
   // the code fails or registers nothing valid.
-  bool register_library(Library& lib, bool keep, std::string& error);
+  bool register_library(Library& lib, bool keep, std::string& error) override;
   // Set while a library's code runs (redis.register_function is only allowed then).
   Library* registering() { return registering_; }
 

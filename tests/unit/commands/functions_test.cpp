@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "support/resp_value.hpp"
 #include "support/test_server.hpp"
 

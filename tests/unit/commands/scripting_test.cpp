@@ -10,7 +10,7 @@
 #include <asio/post.hpp>
 #include <catch2/catch.hpp>
 
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 #include "hotkv/util/sha1.hpp"
 #include "support/test_server.hpp"
 

@@ -23,6 +23,7 @@
 #include "hotkv/exec/command_checks.hpp"
 #include "hotkv/exec/executor.hpp"
 #include "hotkv/exec/shard_courier.hpp"
+#include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/shard/engine.hpp"
 
 namespace {
@@ -38,7 +39,8 @@ struct Threads {
       ios.push_back(std::make_unique<asio::io_context>(1));
       ptrs.push_back(ios.back().get());
     }
-    engine = hotkv::make_engine(config, hotkv::command_table(), ptrs);
+    engine =
+        hotkv::make_engine(config, hotkv::command_table(), ptrs, hotkv::lua_vm_factory());
     for (auto& io : ios) {
       guards.emplace_back(asio::make_work_guard(*io));
     }
@@ -108,7 +110,12 @@ asio::awaitable<void> submit(Client* c, std::vector<std::string> argv, std::stri
     *out += co_await c->executor.exec_transaction(caller);
     co_return;
   }
-  if (co_await c->executor.take(c->plan, views, caller, *out)) {
+  Executor::Take take = c->executor.take(c->plan, views, caller);
+  if (take == Executor::Take::kFlushFirst) {
+    co_await c->executor.flush(*out);
+    take = c->executor.take(c->plan, views, caller);
+  }
+  if (take == Executor::Take::kTaken) {
     co_return;
   }
   co_await c->executor.flush(*out);

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/shard/durability_barrier.hpp"
 #include "hotkv/shard/engine.hpp"
 #include "hotkv/shard/shard.hpp"
@@ -306,7 +307,8 @@ TEST_CASE("A multi-shard operation passes on every shard it wrote, then its push
     ptrs.push_back(ios.back().get());
   }
   hotkv::Config config;
-  auto engine = hotkv::make_engine(config, hotkv::command_table(), ptrs);
+  auto engine =
+      hotkv::make_engine(config, hotkv::command_table(), ptrs, hotkv::lua_vm_factory());
   std::vector<std::string> paths;
   for (size_t i = 0; i < 3; ++i) {
     char tmpl[] = "/tmp/hotkv-barrier-XXXXXX";

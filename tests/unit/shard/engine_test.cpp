@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "hotkv/commands/table.hpp"
+#include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/shard/engine.hpp"
 
 namespace {
@@ -25,7 +26,8 @@ struct Cluster {
       ios.push_back(std::make_unique<asio::io_context>(1));
       ptrs.push_back(ios.back().get());
     }
-    engine = hotkv::make_engine(config, hotkv::command_table(), ptrs);
+    engine =
+        hotkv::make_engine(config, hotkv::command_table(), ptrs, hotkv::lua_vm_factory());
     for (auto& io : ios) {
       guards.emplace_back(asio::make_work_guard(*io));
     }

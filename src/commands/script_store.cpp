@@ -1,4 +1,4 @@
-#include "hotkv/scripting/script_store.hpp"
+#include "hotkv/commands/script_store.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,7 +12,6 @@
 #include <mutex>
 
 #include "hotkv/commands/errors_scripting.hpp"
-#include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/util/file_io.hpp"
 #include "hotkv/util/sha1.hpp"
 #include "hotkv/util/strings.hpp"
@@ -126,9 +125,9 @@ size_t ScriptStore::memory_bytes() const {
   return bytes_;
 }
 
-LuaVm& ScriptStore::vm(size_t shard) {
+ScriptVm& ScriptStore::vm(size_t shard) {
   if (!vms_[shard]) {
-    vms_[shard] = std::make_unique<LuaVm>(*this, shard);
+    vms_[shard] = vm_factory_(*this, shard);
   }
   return *vms_[shard];
 }

@@ -1,11 +1,13 @@
 // The scripts the server knows (EVAL, SCRIPT LOAD) and the state of scripts running now.
 // One store per engine, shared by every shard: a script loaded through any connection can be
 // called by EVALSHA on any shard. Each shard compiles it into its own Lua state on first use
-// (LuaVm), so a running script never touches another thread's interpreter.
+// (ScriptVm, made by the factory the scripting layer installs), so a running script never
+// touches another thread's interpreter.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -14,9 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
-namespace hotkv {
+#include "hotkv/commands/script_vm.hpp"
 
-class LuaVm;
+namespace hotkv {
 
 // What the runs of a script (or function) so far showed about its keys, which decides how it
 // is routed with several threads (docs/scripting.md, "Keys a script did not declare"):
@@ -83,7 +85,7 @@ class ScriptStore {
   size_t memory_bytes() const;
 
   // --- function libraries ---
-  // Adds a library whose functions `validated` lists (LuaVm::register_library ran its code).
+  // Adds a library whose functions `validated` lists (ScriptVm::register_library ran its code).
   // Fails (with Redis's error text) if it exists and !replace, or if one of its functions
   // belongs to another library.
   bool add_library(std::shared_ptr<Library> lib, bool replace, std::string& error);
@@ -108,8 +110,14 @@ class ScriptStore {
   bool save_libraries(std::string& error) const;
   bool read_libraries_file(std::vector<std::string>& codes, std::string& error) const;
 
+  // Makes a shard's interpreter; installed once, before any script runs (install_lua_scripts
+  // in scripting/lua_vm.hpp).
+  using VmFactory = std::function<std::unique_ptr<ScriptVm>(ScriptStore& store, size_t shard)>;
+  void set_vm_factory(VmFactory factory) { vm_factory_ = std::move(factory); }
   // The shard's interpreter, created on first use. Only the shard's own thread may call this.
-  LuaVm& vm(size_t shard);
+  ScriptVm& vm(size_t shard);
+  // A private interpreter, to validate libraries outside any shard (start-up, RDB loading).
+  std::unique_ptr<ScriptVm> make_vm() { return vm_factory_(*this, 0); }
   bool has_vm(size_t shard) const { return vms_[shard] != nullptr; }
 
   ScriptSlot& slot(size_t shard) { return *slots_[shard]; }
@@ -154,7 +162,8 @@ class ScriptStore {
   std::unordered_map<std::string, std::string, Hash, std::equal_to<>> function_owner_;
   std::atomic<uint64_t> functions_generation_{1};
   std::string functions_file_;
-  std::vector<std::unique_ptr<LuaVm>> vms_;
+  VmFactory vm_factory_;
+  std::vector<std::unique_ptr<ScriptVm>> vms_;
   std::vector<std::unique_ptr<ScriptSlot>> slots_;
   mutable std::mutex running_mutex_;
   std::vector<RunningFunction> running_;  // per shard, valid while its slot is timed out
