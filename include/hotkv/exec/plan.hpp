@@ -39,7 +39,9 @@ struct Plan {
   // that each can be handed on as a span: the ACL check takes the positions, a split run the
   // shards).
   std::vector<size_t> key_indexes;
-  std::vector<int> key_slots;  // Redis Cluster's hash slot of each key
+  // Redis Cluster's hash slot of each key; left empty with one shard, where every key lives
+  // on it and hashing would only cost (until cluster mode needs the slots there too).
+  std::vector<int> key_slots;
   std::vector<size_t> key_shards;
   // Names keys and only touches them (not a connection command): may run in its shard's part
   // of a squashed pipeline.
