@@ -13,8 +13,6 @@
 
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
-#include <asio/executor_work_guard.hpp>
-#include <asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
 #include "hotkv/commands/client_session.hpp"
@@ -23,60 +21,31 @@
 #include "hotkv/exec/command_checks.hpp"
 #include "hotkv/exec/executor.hpp"
 #include "hotkv/exec/shard_courier.hpp"
-#include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/shard/engine.hpp"
+#include "support/shard_threads.hpp"
 
 namespace {
 
 using hotkv::Executor;
 using hotkv::Plan;
 
-// Shards on threads of their own, as the server runs them.
-struct Threads {
-  explicit Threads(size_t n) {
-    std::vector<asio::io_context*> ptrs;
-    for (size_t i = 0; i < n; ++i) {
-      ios.push_back(std::make_unique<asio::io_context>(1));
-      ptrs.push_back(ios.back().get());
-    }
-    engine =
-        hotkv::make_engine(config, hotkv::command_table(), ptrs, hotkv::lua_vm_factory());
-    for (auto& io : ios) {
-      guards.emplace_back(asio::make_work_guard(*io));
-    }
-    for (auto& io : ios) {
-      threads.emplace_back([ctx = io.get()] { ctx->run(); });
+using Threads = hotkv::test::ShardThreads;
+
+// Keys on distinct shards, found by the engine's own placement.
+std::vector<std::string> keys_on_distinct_shards(hotkv::Engine& engine, const std::string& prefix,
+                                                 size_t count) {
+  std::vector<std::string> out;
+  std::vector<bool> used(engine.shard_count(), false);
+  for (int i = 0; i < 10000 && out.size() < count; ++i) {
+    std::string k = prefix + std::to_string(i);
+    if (!used[engine.shard_of(k)]) {
+      used[engine.shard_of(k)] = true;
+      out.push_back(k);
     }
   }
-  ~Threads() {
-    guards.clear();
-    for (auto& io : ios) {
-      io->stop();
-    }
-    for (auto& t : threads) {
-      t.join();
-    }
-  }
-  // Keys on distinct shards, found by the engine's own placement.
-  std::vector<std::string> keys(const std::string& prefix, size_t count) {
-    std::vector<std::string> out;
-    std::vector<bool> used(engine->shard_count(), false);
-    for (int i = 0; i < 10000 && out.size() < count; ++i) {
-      std::string k = prefix + std::to_string(i);
-      if (!used[engine->shard_of(k)]) {
-        used[engine->shard_of(k)] = true;
-        out.push_back(k);
-      }
-    }
-    REQUIRE(out.size() == count);
-    return out;
-  }
-  hotkv::Config config;
-  std::vector<std::unique_ptr<asio::io_context>> ios;
-  std::unique_ptr<hotkv::Engine> engine;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
-  std::vector<std::thread> threads;
-};
+  REQUIRE(out.size() == count);
+  return out;
+}
 
 // One client on shard 0's thread: its session and its executor, fed the way a connection
 // feeds it (plan by the checks, take what may wait, flush before what runs alone).
@@ -164,7 +133,7 @@ void queue(Client& c, std::initializer_list<std::vector<std::string>> commands) 
 TEST_CASE("a pipeline over several shards answers in request order", "[executor]") {
   Threads t(4);
   Client c(*t.engine);
-  std::vector<std::string> k = t.keys("p", 4);
+  std::vector<std::string> k = keys_on_distinct_shards(*t.engine, "p", 4);
   const std::string reply = run_pipeline(
       t, c,
       {{"SET", k[0], "a"},                                 // window: k[0]'s shard
@@ -186,7 +155,7 @@ TEST_CASE("a pipeline over several shards answers in request order", "[executor]
 TEST_CASE("EXEC runs its queue where the transaction's plan says", "[executor]") {
   Threads t(4);
   Client c(*t.engine);
-  std::vector<std::string> k = t.keys("x", 2);
+  std::vector<std::string> k = keys_on_distinct_shards(*t.engine, "x", 2);
 
   // Both keys' shards: a split run (one part per shard, nothing parked).
   queue(c, {{"INCR", k[0]}, {"INCR", k[1]}, {"INCRBY", k[0], "5"}});

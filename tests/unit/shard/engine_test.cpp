@@ -9,47 +9,14 @@
 
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
-#include <asio/executor_work_guard.hpp>
-#include <asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
-#include "hotkv/commands/table.hpp"
-#include "hotkv/scripting/lua_vm.hpp"
 #include "hotkv/shard/engine.hpp"
+#include "support/shard_threads.hpp"
 
 namespace {
 
-struct Cluster {
-  explicit Cluster(size_t n) {
-    std::vector<asio::io_context*> ptrs;
-    for (size_t i = 0; i < n; ++i) {
-      ios.push_back(std::make_unique<asio::io_context>(1));
-      ptrs.push_back(ios.back().get());
-    }
-    engine =
-        hotkv::make_engine(config, hotkv::command_table(), ptrs, hotkv::lua_vm_factory());
-    for (auto& io : ios) {
-      guards.emplace_back(asio::make_work_guard(*io));
-    }
-    for (auto& io : ios) {
-      threads.emplace_back([ctx = io.get()] { ctx->run(); });
-    }
-  }
-  ~Cluster() {
-    guards.clear();
-    for (auto& io : ios) {
-      io->stop();
-    }
-    for (auto& t : threads) {
-      t.join();
-    }
-  }
-  hotkv::Config config;
-  std::vector<std::unique_ptr<asio::io_context>> ios;
-  std::unique_ptr<hotkv::Engine> engine;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
-  std::vector<std::thread> threads;
-};
+using Cluster = hotkv::test::ShardThreads;
 
 // Waits for the worker threads to report (bounded: a deadlock fails the test, it never hangs).
 template <class Pred>
