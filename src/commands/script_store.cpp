@@ -17,6 +17,24 @@
 #include "hotkv/util/strings.hpp"
 
 namespace hotkv {
+namespace {
+
+// The next space-separated word of a shebang line's options, taken off the front of `rest`;
+// empty once none is left.
+std::string_view next_word(std::string_view& rest) {
+  const size_t start = rest.find_first_not_of(' ');
+  if (start == std::string_view::npos) {
+    rest = {};
+    return {};
+  }
+  rest.remove_prefix(start);
+  const size_t end = rest.find(' ');
+  std::string_view word = rest.substr(0, end);
+  rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  return word;
+}
+
+}  // namespace
 
 std::shared_ptr<const Script> parse_script(std::string_view body, std::string& error) {
   auto s = std::make_shared<Script>();
@@ -35,15 +53,7 @@ std::shared_ptr<const Script> parse_script(std::string_view body, std::string& e
     return nullptr;
   }
   std::string_view rest = space == std::string_view::npos ? std::string_view() : line.substr(space);
-  while (!rest.empty()) {
-    size_t start = rest.find_first_not_of(' ');
-    if (start == std::string_view::npos) {
-      break;
-    }
-    rest.remove_prefix(start);
-    size_t end = rest.find(' ');
-    std::string_view word = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  for (std::string_view word = next_word(rest); !word.empty(); word = next_word(rest)) {
     if (word.substr(0, 6) != "flags=") {
       error = err::shebang_option(word);
       return nullptr;
@@ -237,15 +247,7 @@ std::shared_ptr<Library> parse_library(std::string_view code, std::string& error
   }
   auto lib = std::make_shared<Library>();
   std::string_view rest = space == std::string_view::npos ? std::string_view() : line.substr(space);
-  while (!rest.empty()) {
-    size_t start = rest.find_first_not_of(' ');
-    if (start == std::string_view::npos) {
-      break;
-    }
-    rest.remove_prefix(start);
-    size_t end = rest.find(' ');
-    std::string_view word = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  for (std::string_view word = next_word(rest); !word.empty(); word = next_word(rest)) {
     if (word.substr(0, 5) == "name=") {
       if (!lib->name.empty()) {
         error = err::kLibraryNameTwice;

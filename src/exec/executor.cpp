@@ -26,7 +26,7 @@ Executor::Take Executor::take(const Plan& plan, std::span<const std::string_view
                              const TrackingCaller& caller) {
   const CommandSpec& spec = *plan.spec;
   if (plan.keyed && plan.mode != RunMode::kAtomic) {
-    const size_t target = plan.target();
+    const size_t target = plan.shard;
     if (cross_shard_pending() || !window_takes(target, spec)) {
       return Take::kFlushFirst;
     }

@@ -110,8 +110,11 @@ void Connection::watch_disconnect() {
   });
 }
 
-asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, Plan plan) {
+asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec) {
   std::vector<std::string> argv(args_.begin(), args_.end());
+  // The command's plan (plan_ stays as it is while the connection waits here).
+  const RunMode mode = plan_.mode;
+  const size_t target = plan_.shard;
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> deadline;
   bool forever = false;
@@ -134,7 +137,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, P
     };
     int64_t timeout_ms = 0;
     std::optional<std::string> reply;
-    if (plan.mode == RunMode::kAtomic) {
+    if (mode == RunMode::kAtomic) {
       // Keys on several shards: run atomically; if it blocks, register on every involved
       // shard while they are still parked. A wake is a retry through this same path.
       c->in_place = false;
@@ -161,7 +164,7 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, P
         }
         return std::nullopt;
       };
-      std::vector<size_t> shards = plan.shards;
+      std::vector<size_t> shards = plan_.shards;
       bool refused = false;
       try {
         reply = co_await engine_.run_atomic(shard_, std::move(shards), std::move(task));
@@ -174,7 +177,6 @@ asio::awaitable<std::string> Connection::run_blocking(const CommandSpec& spec, P
         reply = std::move(out);
       }
     } else {
-      size_t target = plan.target();
       c->in_place = true;
       c->shard = target;
       if (target == shard_) {

@@ -255,7 +255,7 @@ asio::awaitable<Connection::Next> Connection::pipeline_command(CommandPass& pass
   }
   if (!pass.answered && !pass.suppress && !plan.blocking) {
     if (plan.keyed && plan.mode != RunMode::kAtomic) {
-      note_route(plan.target());
+      note_route(plan.shard);
     }
     Executor::Take take = executor_.take(plan, args_, caller_);
     if (take == Executor::Take::kFlushFirst) {
@@ -288,7 +288,7 @@ asio::awaitable<Connection::Next> Connection::run_command_now(CommandPass& pass)
     // follows its keys: served where the list lives, each pop and each wake stays on one
     // thread instead of two hops and a cross-thread wake per entry.
     if (plan.mode != RunMode::kAtomic) {
-      note_route(plan.target());
+      note_route(plan.shard);
     }
     // The replies of the commands before it in the pipeline leave first, as Redis sends them
     // before a client blocks: a client that pipelines LPUSH and BLPOP reads its LPUSH's
@@ -301,7 +301,7 @@ asio::awaitable<Connection::Next> Connection::run_command_now(CommandPass& pass)
       }
       pass.mark = out_.size();
     }
-    const std::string reply = co_await run_blocking(spec, plan);
+    const std::string reply = co_await run_blocking(spec);
     out_ += reply;
     if (closing_) {
       co_return Next::kClose;

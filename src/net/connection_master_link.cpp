@@ -229,7 +229,7 @@ asio::awaitable<bool> Connection::process_master_input() {
     caller_ = take_tracking_caller(session_, *spec);
     // A blocking command from the master never blocks (it cannot: no block request is
     // passed), as Redis runs its master's commands.
-    const size_t target = plan.target();
+    const size_t target = plan.shard;
     if (plan.keyed && plan.mode != RunMode::kAtomic && !executor_.window_takes(target, *spec)) {
       co_await flush_window();
     }

@@ -30,12 +30,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import redis  # noqa: E402
 
 from server import (ConnectionClosed, DataDir, RawClient, RespError, Server, Swarm,  # noqa: E402
-                    case, encode_command, expect_error, hotkv_only, key_slot, run_cases,
-                    spread_keys)
+                    case, encode_command, expect_error, hotkv_only, key_slot, kill9_under_load,
+                    run_cases, spread_keys)
 
 import dataset  # noqa: E402
 
-from server import kill9_under_load  # noqa: E402
 import server as harness  # noqa: E402
 
 harness.READY_TIMEOUT_S = 120

@@ -56,9 +56,6 @@ struct Plan {
   // kAtomic over keys on several shards and a command that runs as one call per shard
   // (SplitRun): no shard is parked for it.
   bool splits = false;
-
-  // The shard a kLocal or kHop command runs on.
-  size_t target() const { return mode == RunMode::kHop ? shard : home; }
 };
 
 // Plans `argv` (checked for arity already) for a client on shard `home` using database `db`.

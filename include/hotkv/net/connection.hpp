@@ -251,7 +251,7 @@ class Connection : public std::enable_shared_from_this<Connection>, private PubS
   // Blocking commands (connection_blocking.cpp): runs the command; if it asks to block,
   // waits (without reading further input) until it is served, times out, is unblocked or the
   // client goes away. Returns the reply ("" if the client is gone).
-  asio::awaitable<std::string> run_blocking(const CommandSpec& spec, Plan plan);
+  asio::awaitable<std::string> run_blocking(const CommandSpec& spec);
   // Asks whoever owns the blocked client to complete it with `kind` (owner thread of the
   // in-place shard, or directly for several-shard clients). Connection's thread.
   void cancel_block(WakeKind kind);

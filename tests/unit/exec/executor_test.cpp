@@ -93,7 +93,7 @@ asio::awaitable<void> submit(Client* c, std::vector<std::string> argv, std::stri
     hotkv::execute_command(*spec, views, c->engine, c->engine.shard(0), false, &c->session,
                            c->session.db, w);
   } else {
-    c->executor.add_to_window(c->plan.target(), *spec, views, c->plan.db, caller);
+    c->executor.add_to_window(c->plan.shard, *spec, views, c->plan.db, caller);
     co_await c->executor.flush(*out);
   }
 }

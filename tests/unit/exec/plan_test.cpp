@@ -47,7 +47,7 @@ TEST_CASE("a single-key command runs where its key lives", "[plan]") {
 
   Plan here = plan_of(s, {"GET", "foo"}, owner, 3);
   CHECK(here.mode == RunMode::kLocal);
-  CHECK(here.target() == owner);
+  CHECK(here.shard == owner);
   CHECK(here.db == 3);
   CHECK(here.key_indexes == std::vector<size_t>{1});
   // Redis Cluster's slot of "foo" (CLUSTER KEYSLOT foo answers 12182).
@@ -60,12 +60,11 @@ TEST_CASE("a single-key command runs where its key lives", "[plan]") {
   Plan away = plan_of(s, {"SET", "foo", "1"}, other);
   CHECK(away.mode == RunMode::kHop);
   CHECK(away.shard == owner);
-  CHECK(away.target() == owner);
 
   // The same plan seen from the key's own thread.
   hotkv::plan_from(owner, away);
   CHECK(away.mode == RunMode::kLocal);
-  CHECK(away.target() == owner);
+  CHECK(away.shard == owner);
 }
 
 TEST_CASE("hash tags put keys in one slot, so on one shard", "[plan]") {
@@ -114,7 +113,7 @@ TEST_CASE("whole-keyspace, connection, keyless and blocking commands", "[plan]")
   Plan select = plan_of(s, {"SELECT", "2"}, 1);
   CHECK(select.session_only);
   CHECK(select.mode == RunMode::kLocal);
-  CHECK(select.target() == 1);
+  CHECK(select.shard == 1);
   CHECK_FALSE(select.keyed);
 
   Plan ping = plan_of(s, {"PING"}, 2);
